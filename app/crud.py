@@ -1,0 +1,49 @@
+"""Keyword-only data functions. The only module besides models that writes SQL."""
+
+from __future__ import annotations
+
+from sqlalchemy.exc import IntegrityError
+from sqlmodel import Session, select
+
+from app.core.security import hash_password
+from app.models import User, utcnow
+
+
+class CrudError(Exception):
+    """A data rule refused the change (duplicate, missing, invalid)."""
+
+
+def normalize_email(email: str) -> str:
+    email = email.strip()
+    local, sep, domain = email.rpartition("@")
+    if not sep or not local or "." not in domain:
+        raise CrudError(f"not an email address: {email!r}")
+    return f"{local}@{domain.lower()}"
+
+
+def get_user_by_email(session: Session, *, email: str) -> User | None:
+    return session.exec(select(User).where(User.email == normalize_email(email))).first()
+
+
+def create_user(
+    session: Session, *, email: str, password: str, verified: bool = False, is_admin: bool = False
+) -> User:
+    if len(password) < 8:
+        raise CrudError("password must be at least 8 characters")
+    email = normalize_email(email)
+    if get_user_by_email(session, email=email) is not None:
+        raise CrudError(f"an account for {email} already exists")
+    user = User(
+        email=email,
+        password_hash=hash_password(password),
+        email_verified_at=utcnow() if verified else None,
+        is_admin=is_admin,
+    )
+    session.add(user)
+    try:
+        session.flush()
+    except IntegrityError as exc:
+        session.rollback()
+        raise CrudError(f"an account for {email} already exists") from exc
+    session.refresh(user)
+    return user

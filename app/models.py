@@ -1,0 +1,427 @@
+"""SQLModel tables and their Create / Update / Public schemas.
+
+Timestamps are timezone-aware UTC (``UTCDateTime`` restores the zone on SQLite, which keeps
+none). Uniqueness the business depends on lives in the database:
+one page per canonical URL, one match per concern × page (and per concern × content
+fingerprint, so a reprint never matches twice), one delivery per idempotency key.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+from pydantic import field_validator
+from sqlalchemy import JSON, BigInteger, Column, DateTime, Index, TypeDecorator, UniqueConstraint
+from sqlmodel import Field, SQLModel
+
+
+def utcnow() -> datetime:
+    return datetime.now(UTC)
+
+
+class UTCDateTime(TypeDecorator[datetime]):
+    """DateTime that is always timezone-aware UTC in Python, on every backend."""
+
+    impl = DateTime(timezone=True)
+    cache_ok = True
+
+    def process_bind_param(self, value: datetime | None, dialect: Any) -> datetime | None:
+        if value is None:
+            return None
+        if value.tzinfo is None:
+            raise ValueError("naive datetime refused; use timezone-aware UTC")
+        return value.astimezone(UTC)
+
+    def process_result_value(self, value: datetime | None, dialect: Any) -> datetime | None:
+        if value is None:
+            return None
+        if value.tzinfo is None:
+            return value.replace(tzinfo=UTC)
+        return value.astimezone(UTC)
+
+
+def ts(*, nullable: bool = True, index: bool = False, default: bool = False) -> Any:
+    """A timestamp column."""
+    return Field(
+        default_factory=utcnow if default else lambda: None,
+        sa_column=Column(UTCDateTime(), nullable=nullable, index=index),
+    )
+
+
+def json_list() -> Any:
+    return Field(default_factory=list, sa_column=Column(JSON, nullable=False))
+
+
+def json_dict() -> Any:
+    return Field(default_factory=dict, sa_column=Column(JSON, nullable=False))
+
+
+STRATEGIES = ("bfs", "fish", "fish-kp", "pagerank", "topic-pagerank", "ipagerank", "statistical")
+PUSH_MODES = ("instant", "digest", "both", "off")
+CHANNELS = ("email", "webhook", "sms")
+DELIVERY_STATUSES = ("pending", "sending", "sent", "failed", "dead")
+
+
+# --- users and tokens ------------------------------------------------------------------------
+
+
+class UserBase(SQLModel):
+    email: str = Field(max_length=320, unique=True, index=True)
+    phone: str | None = Field(default=None, max_length=32)
+    timezone: str = Field(default="Asia/Shanghai", max_length=64)
+    language: str = Field(default="zh", max_length=8)
+    push_mode: str = Field(default="both", max_length=16)
+    digest_time: str = Field(default="08:00", max_length=5)
+    quiet_start: str | None = Field(default=None, max_length=5)
+    quiet_end: str | None = Field(default=None, max_length=5)
+    email_enabled: bool = True
+    sms_enabled: bool = False
+    webhook_enabled: bool = False
+    webhook_url: str | None = Field(default=None, max_length=2048)
+    digest_when_empty: bool = False
+
+
+class User(UserBase, table=True):
+    __tablename__ = "users"
+    id: int | None = Field(default=None, primary_key=True)
+    password_hash: str = Field(max_length=255)
+    webhook_secret: str | None = Field(default=None, max_length=128)
+    is_active: bool = True
+    is_admin: bool = False
+    email_verified_at: datetime | None = ts()
+    webhook_disabled_at: datetime | None = ts()
+    created_at: datetime = ts(nullable=False, default=True)
+
+
+class UserCreate(SQLModel):
+    email: str
+    password: str = Field(min_length=8, max_length=256)
+
+
+class UserPublic(UserBase):
+    id: int
+    email_verified_at: datetime | None = None
+    created_at: datetime
+
+
+class ApiToken(SQLModel, table=True):
+    __tablename__ = "api_tokens"
+    id: int | None = Field(default=None, primary_key=True)
+    user_id: int = Field(foreign_key="users.id", index=True, ondelete="CASCADE")
+    name: str = Field(default="device", max_length=100)
+    token_hash: str = Field(max_length=128, unique=True, index=True)
+    created_at: datetime = ts(nullable=False, default=True)
+    last_used_at: datetime | None = ts()
+    expires_at: datetime | None = ts()
+    revoked_at: datetime | None = ts()
+
+
+class ApiTokenPublic(SQLModel):
+    id: int
+    name: str
+    created_at: datetime
+    last_used_at: datetime | None = None
+    expires_at: datetime | None = None
+    revoked_at: datetime | None = None
+
+
+class ProfileUpdate(SQLModel):
+    """The fields a user may change on their own profile (all optional)."""
+
+    email: str | None = Field(default=None, max_length=320)
+    phone: str | None = Field(default=None, max_length=32)
+    timezone: str | None = Field(default=None, max_length=64)
+    language: str | None = None
+    push_mode: str | None = None
+    digest_time: str | None = None
+    quiet_start: str | None = None
+    quiet_end: str | None = None
+    email_enabled: bool | None = None
+    sms_enabled: bool | None = None
+    webhook_enabled: bool | None = None
+    webhook_url: str | None = Field(default=None, max_length=2048)
+    digest_when_empty: bool | None = None
+
+
+class AuthEvent(SQLModel, table=True):
+    """A throttled authentication event (failed login, SMS code sent) keyed by account or IP.
+
+    Kept in the database so the limits hold across processes; rows older than the window
+    are purged as new ones arrive.
+    """
+
+    __tablename__ = "auth_events"
+    __table_args__ = (Index("ix_auth_events_key_created", "key", "created_at"),)
+    id: int | None = Field(default=None, primary_key=True)
+    key: str = Field(max_length=400)
+    created_at: datetime = ts(nullable=False, default=True)
+
+
+class ResetCode(SQLModel, table=True):
+    """A password-reset code sent by SMS: stored hashed, expiring, with an attempt budget."""
+
+    __tablename__ = "reset_codes"
+    id: int | None = Field(default=None, primary_key=True)
+    user_id: int = Field(foreign_key="users.id", index=True, ondelete="CASCADE")
+    code_hash: str = Field(max_length=128)
+    attempts: int = 0
+    expires_at: datetime = ts(nullable=False)
+    used_at: datetime | None = ts()
+    created_at: datetime = ts(nullable=False, default=True)
+
+
+# --- sites and concerns ----------------------------------------------------------------------
+
+
+class Site(SQLModel, table=True):
+    """The crawl target shared by every concern on the same seed scope, with revisit state."""
+
+    __tablename__ = "sites"
+    id: int | None = Field(default=None, primary_key=True)
+    scope_key: str = Field(max_length=2100, unique=True, index=True)
+    seed_url: str = Field(max_length=2048)
+    scope: str = Field(default="host", max_length=16)
+    revisit_t_minutes: float = 200.0
+    level: int = 2
+    next_visit_at: datetime | None = ts(index=True)
+    last_visit_at: datetime | None = ts()
+    last_change_at: datetime | None = ts()
+    visits: int = 0
+    changes: int = 0
+    etag: str | None = Field(default=None, max_length=512)
+    last_modified: str | None = Field(default=None, max_length=128)
+    feed_url: str | None = Field(default=None, max_length=2048)
+    min_interval_minutes: float | None = None
+    locked_until: datetime | None = ts()
+    locked_by: str | None = Field(default=None, max_length=128)
+    checkpoint: dict[str, Any] = json_dict()
+    created_at: datetime = ts(nullable=False, default=True)
+
+
+class SitePublic(SQLModel):
+    id: int
+    seed_url: str
+    scope: str
+    revisit_t_minutes: float
+    level: int
+    next_visit_at: datetime | None = None
+    last_visit_at: datetime | None = None
+
+
+class ConcernBase(SQLModel):
+    seed_url: str = Field(max_length=2048)
+    keywords: list[str] = json_list()
+    exclude: list[str] = json_list()
+    synonyms: list[str] = json_list()
+    strategy: str = Field(default="topic-pagerank", max_length=32)
+    params: dict[str, float] = json_dict()
+    scope: str = Field(default="host", max_length=16)
+    priority: int = Field(default=0, ge=0, le=5)
+    max_pages: int = Field(default=200, ge=1, le=100_000)
+    push_mode: str | None = Field(default=None, max_length=16)
+    enabled: bool = True
+
+
+class Concern(ConcernBase, table=True):
+    __tablename__ = "concerns"
+    id: int | None = Field(default=None, primary_key=True)
+    owner_id: int = Field(foreign_key="users.id", index=True, ondelete="CASCADE")
+    site_id: int | None = Field(default=None, foreign_key="sites.id", index=True)
+    learned_terms: dict[str, float] = json_dict()
+    created_at: datetime = ts(nullable=False, default=True)
+    updated_at: datetime = ts(nullable=False, default=True)
+
+
+class ConcernCreate(SQLModel):
+    seed_url: str = Field(max_length=2048)
+    keywords: list[str] | str
+    exclude: list[str] | str = []
+    synonyms: list[str] | str = []
+    strategy: str = "topic-pagerank"
+    params: dict[str, float] = {}
+    scope: str = "host"
+    priority: int = Field(default=0, ge=0, le=5)
+    max_pages: int = Field(default=200, ge=1, le=100_000)
+    push_mode: str | None = None
+    enabled: bool = True
+
+    @field_validator("strategy")
+    @classmethod
+    def _strategy(cls, v: str) -> str:
+        if v not in STRATEGIES:
+            raise ValueError(f"unknown strategy {v!r}; choose one of {', '.join(STRATEGIES)}")
+        return v
+
+    @field_validator("scope")
+    @classmethod
+    def _scope(cls, v: str) -> str:
+        if v not in ("host", "domain", "any"):
+            raise ValueError("scope must be host, domain or any")
+        return v
+
+
+class ConcernUpdate(SQLModel):
+    seed_url: str | None = None
+    keywords: list[str] | str | None = None
+    exclude: list[str] | str | None = None
+    synonyms: list[str] | str | None = None
+    strategy: str | None = None
+    params: dict[str, float] | None = None
+    scope: str | None = None
+    priority: int | None = Field(default=None, ge=0, le=5)
+    max_pages: int | None = Field(default=None, ge=1, le=100_000)
+    push_mode: str | None = None
+    enabled: bool | None = None
+
+
+class ConcernPublic(ConcernBase):
+    id: int
+    site_id: int | None = None
+    learned_terms: dict[str, float] = {}
+    created_at: datetime
+    updated_at: datetime
+    next_visit_at: datetime | None = None
+    revisit_level: int | None = None
+
+
+# --- pages, links, matches -------------------------------------------------------------------
+
+
+class Page(SQLModel, table=True):
+    __tablename__ = "pages"
+    id: int | None = Field(default=None, primary_key=True)
+    canonical_url: str = Field(max_length=2048, unique=True, index=True)
+    final_url: str = Field(max_length=2048)
+    site_id: int | None = Field(default=None, foreign_key="sites.id", index=True)
+    title: str = Field(default="", max_length=1000)
+    meta_keywords: str = Field(default="", max_length=2000)
+    description: str = Field(default="", max_length=4000)
+    excerpt: str = Field(default="", max_length=4000)
+    content_hash: str = Field(default="", max_length=64, index=True)
+    simhash: int = Field(default=0, sa_column=Column(BigInteger, nullable=False, default=0))
+    status: int = 200
+    first_seen_at: datetime = ts(nullable=False, default=True)
+    last_seen_at: datetime = ts(nullable=False, default=True)
+
+
+class Link(SQLModel, table=True):
+    __tablename__ = "links"
+    __table_args__ = (UniqueConstraint("src_page_id", "dst_url", name="uq_link_src_dst"),)
+    id: int | None = Field(default=None, primary_key=True)
+    src_page_id: int = Field(foreign_key="pages.id", index=True, ondelete="CASCADE")
+    dst_url: str = Field(max_length=2048, index=True)
+    anchor: str = Field(default="", max_length=500)
+
+
+class Match(SQLModel, table=True):
+    __tablename__ = "matches"
+    __table_args__ = (
+        UniqueConstraint("concern_id", "page_id", name="uq_match_concern_page"),
+        UniqueConstraint("concern_id", "fingerprint", name="uq_match_concern_fingerprint"),
+        Index("ix_matches_user_feed", "user_id", "deleted_at", "created_at", "id"),
+        Index("ix_matches_concern_created", "concern_id", "created_at"),
+    )
+    id: int | None = Field(default=None, primary_key=True)
+    concern_id: int = Field(foreign_key="concerns.id", ondelete="CASCADE")
+    page_id: int = Field(foreign_key="pages.id", index=True, ondelete="CASCADE")
+    user_id: int = Field(foreign_key="users.id", ondelete="CASCADE")
+    fingerprint: str = Field(max_length=64)
+    score: float = 0.0
+    matched_keywords: list[str] = json_list()
+    explanation: dict[str, Any] = json_dict()
+    title: str = Field(default="", max_length=1000)
+    url: str = Field(default="", max_length=2048)
+    snippet: str = Field(default="", max_length=2000)
+    read_at: datetime | None = ts()
+    deleted_at: datetime | None = ts()
+    created_at: datetime = ts(nullable=False, default=True)
+
+
+class MatchPublic(SQLModel):
+    id: int
+    concern_id: int
+    page_id: int
+    title: str
+    url: str
+    snippet: str
+    score: float
+    matched_keywords: list[str]
+    explanation: dict[str, Any]
+    read: bool
+    created_at: datetime
+
+
+# --- push outbox ----------------------------------------------------------------------------
+
+
+class Delivery(SQLModel, table=True):
+    """The outbox: one row per message to send, written before sending."""
+
+    __tablename__ = "deliveries"
+    __table_args__ = (Index("ix_deliveries_due", "status", "next_attempt_at"),)
+    id: int | None = Field(default=None, primary_key=True)
+    idempotency_key: str = Field(max_length=200, unique=True, index=True)
+    user_id: int = Field(foreign_key="users.id", index=True, ondelete="CASCADE")
+    match_id: int | None = Field(
+        default=None, foreign_key="matches.id", index=True, ondelete="CASCADE"
+    )
+    match_ids: list[int] = json_list()
+    digest_date: str | None = Field(default=None, max_length=10)
+    kind: str = Field(default="instant", max_length=16)
+    channel: str = Field(max_length=16)
+    target: str = Field(default="", max_length=2048)
+    status: str = Field(default="pending", max_length=16)
+    attempts: int = 0
+    next_attempt_at: datetime | None = ts(default=True)
+    last_error: str | None = Field(default=None, max_length=2000)
+    sent_at: datetime | None = ts()
+    created_at: datetime = ts(nullable=False, default=True)
+
+
+class DeliveryPublic(SQLModel):
+    id: int
+    match_id: int | None
+    digest_date: str | None
+    kind: str
+    channel: str
+    status: str
+    attempts: int
+    last_error: str | None
+    sent_at: datetime | None
+    created_at: datetime
+
+
+# --- crawl runs ------------------------------------------------------------------------------
+
+
+class CrawlRun(SQLModel, table=True):
+    __tablename__ = "crawl_runs"
+    __table_args__ = (Index("ix_crawl_runs_site_started", "site_id", "started_at"),)
+    id: int | None = Field(default=None, primary_key=True)
+    site_id: int = Field(foreign_key="sites.id", ondelete="CASCADE")
+    strategy: str = Field(max_length=32)
+    status: str = Field(default="running", max_length=16)
+    started_at: datetime = ts(nullable=False, default=True)
+    finished_at: datetime | None = ts()
+    pages_fetched: int = 0
+    pages_new: int = 0
+    pages_matched: int = 0
+    errors: int = 0
+    error: str | None = Field(default=None, max_length=2000)
+    stats: dict[str, Any] = json_dict()
+
+
+class CrawlRunPublic(SQLModel):
+    id: int
+    site_id: int
+    strategy: str
+    status: str
+    started_at: datetime
+    finished_at: datetime | None
+    pages_fetched: int
+    pages_new: int
+    pages_matched: int
+    errors: int
+    error: str | None
+    stats: dict[str, Any]

@@ -1,0 +1,37 @@
+from __future__ import annotations
+
+from fastapi.testclient import TestClient
+
+from app.main import create_app
+
+
+def test_healthz_reports_database(settings_env: None) -> None:
+    with TestClient(create_app()) as client:
+        resp = client.get("/healthz")
+    assert resp.status_code == 200
+    body = resp.json()
+    assert body["status"] == "ok"
+    assert body["checks"]["database"]["ok"] is True
+    assert "redis" not in body["checks"]
+
+
+def test_healthz_reports_unreachable_redis(settings_env: None, monkeypatch) -> None:
+    from app.core.config import get_settings
+
+    monkeypatch.setenv("TIMELYPUSH_REDIS_URL", "redis://127.0.0.1:1/0")
+    get_settings.cache_clear()
+    with TestClient(create_app()) as client:
+        resp = client.get("/healthz")
+    assert resp.status_code == 503
+    assert resp.json()["checks"]["redis"]["ok"] is False
+
+
+def test_healthz_reports_reachable_redis(settings_env: None, redis_url: str, monkeypatch) -> None:
+    from app.core.config import get_settings
+
+    monkeypatch.setenv("TIMELYPUSH_REDIS_URL", redis_url)
+    get_settings.cache_clear()
+    with TestClient(create_app()) as client:
+        resp = client.get("/healthz")
+    assert resp.status_code == 200
+    assert resp.json()["checks"]["redis"]["ok"] is True

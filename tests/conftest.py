@@ -1,0 +1,166 @@
+"""Shared fixtures: real databases (SQLite and PostgreSQL), real Redis, isolated settings.
+
+With CI=true a missing PostgreSQL or Redis is a test failure, never a skip.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from sqlalchemy import create_engine, text
+from sqlalchemy.engine import Engine, make_url
+from sqlmodel import Session, SQLModel
+
+CI = os.environ.get("CI", "").lower() == "true"
+PG_URL = os.environ.get(
+    "TIMELYPUSH_TEST_POSTGRES_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/test"
+)
+REDIS_URL = os.environ.get("TIMELYPUSH_TEST_REDIS_URL", "redis://127.0.0.1:6379")
+SHARED_DATA = Path(
+    os.environ.get(
+        "TIMELYPUSH_SHARED_DATA", Path(__file__).resolve().parents[2] / "shared" / "data"
+    )
+)
+
+
+def unavailable(what: str, why: object) -> None:
+    """A missing service: fail on CI, skip on a developer's machine."""
+    message = f"{what} is not reachable: {why}"
+    if CI:
+        pytest.fail(message, pytrace=False)
+    pytest.skip(message)
+
+
+def _worker() -> str:
+    return os.environ.get("PYTEST_XDIST_WORKER", "main")
+
+
+# --- PostgreSQL ---------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="session")
+def postgres_url() -> Iterator[str]:
+    """A private, freshly migrated PostgreSQL database for this test worker."""
+    base = make_url(PG_URL)
+    # unique per process: concurrent test runs on one server never drop each other's database
+    name = f"timelypush_test_{_worker()}_{os.getpid()}"
+    try:
+        admin = create_engine(base, isolation_level="AUTOCOMMIT")
+        with admin.connect() as conn:
+            conn.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+            conn.execute(text(f'CREATE DATABASE "{name}"'))
+    except Exception as exc:
+        unavailable("PostgreSQL", exc)
+    url = base.set(database=name).render_as_string(hide_password=False)
+    from app.core.migrate import upgrade
+
+    upgrade(url)
+    yield url
+    with admin.connect() as conn:
+        conn.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+    admin.dispose()
+
+
+def _truncate_all(engine: Engine) -> None:
+    tables = ", ".join(f'"{t.name}"' for t in SQLModel.metadata.sorted_tables)
+    with engine.begin() as conn:
+        conn.execute(text(f"TRUNCATE {tables} RESTART IDENTITY CASCADE"))
+
+
+@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
+def db_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
+    """The URL of an empty, migrated database; each test runs on SQLite and on PostgreSQL."""
+    if request.param == "sqlite":
+        from app.core.migrate import upgrade
+
+        url = f"sqlite:///{tmp_path / 'test.db'}"
+        upgrade(url)
+        yield url
+    else:
+        url = request.getfixturevalue("postgres_url")
+        engine = create_engine(url)
+        _truncate_all(engine)
+        engine.dispose()
+        yield url
+
+
+@pytest.fixture
+def sqlite_url(tmp_path: Path) -> str:
+    """An empty, migrated SQLite database (for tests that need only one backend)."""
+    from app.core.migrate import upgrade
+
+    url = f"sqlite:///{tmp_path / 'test.db'}"
+    upgrade(url)
+    return url
+
+
+@pytest.fixture
+def settings_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, db_url: str) -> Iterator[None]:
+    """Point the application's one settings object at the test database."""
+    yield from _settings_env(monkeypatch, tmp_path, db_url)
+
+
+def _settings_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, url: str) -> Iterator[None]:
+    from app.core.config import get_settings
+    from app.core.db import get_engine
+
+    monkeypatch.setenv("TIMELYPUSH_DATABASE_URL", url)
+    monkeypatch.setenv("TIMELYPUSH_VAR_DIR", str(tmp_path / "var"))
+    monkeypatch.setenv("TIMELYPUSH_SECRET_KEY", "test-secret-key-not-for-production")
+    monkeypatch.delenv("TIMELYPUSH_REDIS_URL", raising=False)
+    # no background jobs racing the test's own data; tests of the scheduler start it themselves
+    monkeypatch.setenv("TIMELYPUSH_SCHEDULER_ENABLED", "false")
+    get_settings.cache_clear()
+    get_engine.cache_clear()
+    yield
+    get_engine().dispose()
+    get_settings.cache_clear()
+    get_engine.cache_clear()
+
+
+@pytest.fixture
+def engine(settings_env: None) -> Engine:
+    from app.core.db import get_engine
+
+    return get_engine()
+
+
+@pytest.fixture
+def session(engine: Engine) -> Iterator[Session]:
+    with Session(engine, expire_on_commit=False) as s:
+        yield s
+
+
+# --- Redis --------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def redis_url() -> Iterator[str]:
+    """A Redis database private to this test worker, flushed before and after."""
+    import redis
+
+    worker = _worker()
+    index = 1 + (int(worker[2:]) if worker.startswith("gw") else 0) % 14
+    url = f"{REDIS_URL.rstrip('/')}/{index}"
+    try:
+        client = redis.Redis.from_url(url, socket_connect_timeout=2)
+        client.ping()
+    except Exception as exc:
+        unavailable("Redis", exc)
+    client.flushdb()
+    yield url
+    client.flushdb()
+    client.close()
+
+
+@pytest.fixture(scope="session")
+def shared_data() -> Path:
+    """../shared/data (real pages and corpora); skipped when absent outside CI."""
+    if not SHARED_DATA.is_dir():
+        if CI:
+            pytest.fail(f"{SHARED_DATA} is missing", pytrace=False)
+        pytest.skip(f"{SHARED_DATA} is not here")
+    return SHARED_DATA
