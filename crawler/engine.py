@@ -1,0 +1,314 @@
+"""The crawl engine: frontier + fetcher + relevance + strategy, as an async iterator of events.
+
+``crawl(seeds, topic, config)`` yields one ``CrawlEvent`` per fetched URL, in fetch order —
+pages and failures alike (a failure has ``status`` 0 or the HTTP status, and ``error``).
+Fetches run as asyncio tasks, at most ``config.fetch.concurrency`` at once and at most
+``config.fetch.per_host`` per host (the frontier hands out the best URL whose host has a free
+slot; the fetcher enforces the politeness delay).
+
+Checkpoint / resume: ``on_checkpoint(state)`` receives a JSON-able dict every
+``config.checkpoint_every`` events and once more when the iterator ends or is closed (use
+``contextlib.aclosing`` when you may stop early). URLs in flight at that moment are put back in
+the queue, so passing the last state as ``crawl(..., checkpoint=state)`` continues the crawl
+with no URL yielded twice and none lost. Learned topic terms are restored; PageRank and sibling
+statistics restart from the resumed pages on.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+from collections.abc import AsyncGenerator, Callable, Iterable, Mapping
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Any, Protocol
+
+from crawler import urls
+from crawler.frontier import Entry, Frontier
+from crawler.profile import TopicProfile
+from crawler.relevance import Relevance, score_page
+from crawler.strategies import Strategy, make_strategy
+from crawler.types import Page
+
+if TYPE_CHECKING:
+    import httpx
+
+    from crawler.fetch import FetchConfig
+
+logger = logging.getLogger(__name__)
+
+__all__ = ["CHECKPOINT_VERSION", "CrawlConfig", "CrawlEvent", "PageFetcher", "crawl"]
+
+CHECKPOINT_VERSION = 1
+
+
+def _fetch_config() -> FetchConfig:
+    from crawler.fetch import FetchConfig
+
+    return FetchConfig()
+
+
+@dataclass(frozen=True)
+class CrawlConfig:
+    """What one crawl may do. ``params`` overrides strategy and scorer parameters."""
+
+    max_pages: int = 1000
+    max_depth: int | None = None
+    """Maximum links followed from a seed (None: unlimited)."""
+    time_limit: float | None = None
+    """Seconds; no new fetch starts after it and fetches in flight are abandoned (re-queued)."""
+    scope: str = "host"
+    strategy: str = "topic-pagerank"
+    params: Mapping[str, Any] = field(default_factory=dict)
+    fetch: FetchConfig = field(default_factory=_fetch_config)
+    checkpoint_every: int = 100
+    learn: bool = True
+    """Learn topic terms from strongly matching pages (see ``crawler.profile``)."""
+    follow_nofollow: bool = False
+
+
+@dataclass
+class CrawlEvent:
+    """One fetched URL."""
+
+    url: str
+    final_url: str
+    status: int
+    depth: int
+    """Links followed from the nearest seed."""
+    priority: float
+    """The priority the URL was popped with."""
+    relevance: float
+    matched: bool
+    explanation: dict[str, Any]
+    title: str
+    elapsed_ms: float
+    error: str | None = None
+    page: Page | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "url": self.url,
+            "final_url": self.final_url,
+            "status": self.status,
+            "depth": self.depth,
+            "priority": round(self.priority, 6),
+            "relevance": round(self.relevance, 6),
+            "matched": self.matched,
+            "title": self.title,
+            "elapsed_ms": round(self.elapsed_ms, 1),
+            "error": self.error,
+            "explanation": self.explanation,
+        }
+
+
+class PageFetcher(Protocol):
+    async def fetch(
+        self, url: str, *, etag: str | None = None, last_modified: str | None = None
+    ) -> Page: ...
+
+
+class _Scope:
+    """Is a URL crawlable from the seeds under the scope? Cached per (scheme, host)."""
+
+    def __init__(self, seeds: list[str], scope: str) -> None:
+        if scope not in ("host", "domain", "any"):
+            raise ValueError(f"unknown scope {scope!r}: host, domain or any")
+        self.seeds, self.scope = seeds, scope
+        self._cache: dict[str, bool] = {}
+
+    def __call__(self, url: str) -> bool:
+        head = url.split("/", 3)[:3]
+        key = "/".join(head)
+        ok = self._cache.get(key)
+        if ok is None:
+            ok = any(urls.in_scope(url, s, self.scope) for s in self.seeds)
+            if len(self._cache) < 100_000:
+                self._cache[key] = ok
+        return ok
+
+
+def _profile(topic: TopicProfile | str | Iterable[str]) -> TopicProfile:
+    if isinstance(topic, TopicProfile):
+        return topic
+    return TopicProfile.from_keywords(topic)
+
+
+def _restore_profile(profile: TopicProfile, data: Mapping[str, Any]) -> None:
+    saved = TopicProfile.from_dict(dict(data))
+    profile.n_pages, profile.n_strong = saved.n_pages, saved.n_strong
+    profile.df_all, profile.df_strong = saved.df_all, saved.df_strong
+    profile._set_learned(saved.learned)
+
+
+async def _fetch(fetcher: PageFetcher, entry: Entry) -> tuple[Page | None, int, str | None, float]:
+    start = time.perf_counter()
+    try:
+        page = await fetcher.fetch(entry.url)
+    except Exception as exc:  # every failure becomes an event; the crawl goes on
+        status = getattr(exc, "status", 0)
+        elapsed = (time.perf_counter() - start) * 1000
+        logger.debug("fetch %s failed: %s", entry.url, exc)
+        return (
+            None,
+            status if isinstance(status, int) else 0,
+            f"{type(exc).__name__}: {exc}",
+            elapsed,
+        )
+    elapsed = page.elapsed_ms or (time.perf_counter() - start) * 1000
+    return page, page.status, None, elapsed
+
+
+async def crawl(
+    seeds: Iterable[str],
+    topic: TopicProfile | str | Iterable[str],
+    config: CrawlConfig | None = None,
+    *,
+    client: httpx.AsyncClient | None = None,
+    fetcher: PageFetcher | None = None,
+    checkpoint: Mapping[str, Any] | None = None,
+    on_checkpoint: Callable[[dict[str, Any]], None] | None = None,
+) -> AsyncGenerator[CrawlEvent, None]:
+    """Crawl from ``seeds`` for ``topic``; yield one event per fetched URL (see module doc).
+
+    ``fetcher`` (anything with ``async fetch(url, etag=None, last_modified=None) -> Page``)
+    replaces the built-in ``Fetcher(config.fetch, client=client)``.
+    """
+    config = config or CrawlConfig()
+    profile = _profile(topic)
+    params = dict(config.params)
+    strategy: Strategy = make_strategy(config.strategy, profile, params)
+    score_params = {k: float(v) for k, v in params.items() if isinstance(v, int | float)}
+    seed_urls = [u for u in (urls.canonicalize(s) for s in seeds) if u]
+    if not seed_urls:
+        raise ValueError("no crawlable seed URL")
+    per_host = config.fetch.per_host
+    concurrency = max(1, config.fetch.concurrency)
+    in_scope = _Scope(seed_urls, config.scope)
+    fetched = 0
+    if checkpoint:
+        frontier = Frontier.from_dict(
+            checkpoint["frontier"], per_host=per_host, host_of=urls.host_of
+        )
+        fetched = int(checkpoint.get("fetched", 0))
+        if checkpoint.get("profile"):
+            _restore_profile(profile, checkpoint["profile"])
+    else:
+        frontier = Frontier(per_host=per_host, host_of=urls.host_of)
+    for url in seed_urls:
+        s = strategy.seed(url)
+        frontier.push(s.url, s.priority, s.depth, 0)
+
+    def state(requeue: Iterable[Entry]) -> dict[str, Any]:
+        return {
+            "version": CHECKPOINT_VERSION,
+            "strategy": config.strategy,
+            "seeds": seed_urls,
+            "fetched": fetched,
+            "frontier": frontier.to_dict(requeue),
+            "profile": profile.to_dict(),
+        }
+
+    def expand(entry: Entry, page: Page, rel: Relevance) -> None:
+        for extra in (page.final_url, page.canonical_url):
+            if extra and extra != entry.url:
+                frontier.mark_seen(extra)
+        hops = entry.hops + 1
+        if config.max_depth is not None and hops > config.max_depth:
+            links = []
+        else:
+            links = [
+                link
+                for link in page.links
+                if (config.follow_nofollow or not link.nofollow)
+                and in_scope(link.url)
+                and urls.trap_reason(link.url) is None
+            ]
+        for scored in strategy.score_links(replace(page, links=links), rel, entry.depth):
+            frontier.push(scored.url, scored.priority, scored.depth, hops)
+
+    def event(entry: Entry, result: tuple[Page | None, int, str | None, float]) -> CrawlEvent:
+        page, status, error, elapsed = result
+        if page is None:
+            return CrawlEvent(
+                entry.url,
+                entry.url,
+                status,
+                entry.hops,
+                entry.priority,
+                0.0,
+                False,
+                {},
+                "",
+                elapsed,
+                error,
+            )
+        rel = score_page(page, profile, method=strategy.relevance_method, params=score_params)
+        if config.learn:
+            profile.learn(page, rel)
+        expand(entry, page, rel)
+        return CrawlEvent(
+            entry.url,
+            page.final_url,
+            status,
+            entry.hops,
+            entry.priority,
+            rel.score,
+            rel.matched,
+            rel.explanation,
+            page.title,
+            elapsed,
+            None,
+            page,
+        )
+
+    owned: contextlib.AsyncExitStack | None = None
+    source: PageFetcher
+    if fetcher is None:
+        from crawler.fetch import Fetcher
+
+        owned = contextlib.AsyncExitStack()
+        source = await owned.enter_async_context(Fetcher(config.fetch, client=client))
+    else:
+        source = fetcher
+    deadline = None if config.time_limit is None else time.monotonic() + config.time_limit
+    scheduled = fetched
+    pending: dict[asyncio.Task[Any], Entry] = {}
+    try:
+        while True:
+            expired = deadline is not None and time.monotonic() >= deadline
+            while not expired and len(pending) < concurrency and scheduled < config.max_pages:
+                entry = frontier.pop()
+                if entry is None:
+                    break
+                scheduled += 1
+                pending[asyncio.create_task(_fetch(source, entry))] = entry
+            if not pending or expired:
+                break
+            timeout = None if deadline is None else max(0.0, deadline - time.monotonic())
+            done, _ = await asyncio.wait(
+                pending, timeout=timeout, return_when=asyncio.FIRST_COMPLETED
+            )
+            for task in [t for t in pending if t in done]:  # in the order they started
+                entry = pending[task]
+                ev = event(entry, task.result())
+                del pending[task]
+                frontier.done(entry)
+                fetched += 1
+                if (
+                    on_checkpoint
+                    and config.checkpoint_every
+                    and fetched % config.checkpoint_every == 0
+                ):
+                    on_checkpoint(state(pending.values()))
+                yield ev
+    finally:
+        for task in pending:
+            task.cancel()
+        if pending:
+            await asyncio.gather(*pending, return_exceptions=True)
+        if on_checkpoint:
+            on_checkpoint(state(pending.values()))
+        if owned is not None:
+            await owned.aclose()

@@ -1,0 +1,388 @@
+"""The fetcher: one URL in, one parsed ``Page`` out — safely, politely, within limits.
+
+For every request: the URL guard (SSRF) checks the URL, robots.txt is consulted (cached per
+site), the politeness layer grants a per-host slot, and the response is streamed with
+connect / read / total timeouts and a size limit counted on the wire and after decompression.
+Redirects are followed by hand (at most ``max_redirects``), every hop re-checked by the guard
+and robots.txt. Non-HTML is refused from the headers before the body is read. A 304 to a
+conditional GET returns ``Page(not_modified=True)``. 429/503 back the host off for its
+``Retry-After`` (capped); timeouts, network errors and 5xx are retried with exponential
+backoff. Failures raise the ``FetchError`` subclasses of ``crawler.errors`` and are counted
+in ``Fetcher.stats``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import datetime as dt
+import email.utils
+import logging
+import time
+from collections import Counter
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from types import TracebackType
+from typing import Self
+from urllib.parse import urlsplit, urlunsplit
+
+import httpx
+
+from crawler.body import ACCEPT, ACCEPT_ENCODING, content_kind, read_limited, sniff_markup
+from crawler.charset import decode_body
+from crawler.errors import (
+    BlockedURL,
+    ConfigError,
+    FetchError,
+    FetchTimeout,
+    HTTPStatusError,
+    NetworkError,
+    TooLarge,
+    TooManyRedirects,
+)
+from crawler.guard import UrlGuard
+from crawler.parse import parse_html
+from crawler.politeness import Politeness
+from crawler.robots import RobotsCache
+from crawler.types import Page
+from crawler.urls import canonicalize
+
+__all__ = ["DEFAULT_USER_AGENT", "FetchConfig", "Fetcher"]
+
+logger = logging.getLogger(__name__)
+
+DEFAULT_USER_AGENT = "TimelyPushBot/0.1 (+https://github.com/timelypush/timelypush)"
+_REDIRECTS = frozenset({301, 302, 303, 307, 308})
+_RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
+_ROBOTS_MAX_BYTES = 512_000
+
+
+@dataclass(frozen=True, slots=True)
+class FetchConfig:
+    """How to fetch. Defaults suit real sites; tests set ``delay=0`` and an allowlist."""
+
+    user_agent: str = DEFAULT_USER_AGENT
+    concurrency: int = 16
+    """Requests in flight, all hosts together."""
+    per_host: int = 2
+    """Requests in flight per host (``host:port``)."""
+    delay: float = 1.0
+    """Seconds between request starts on one host (robots.txt Crawl-delay may raise it)."""
+    connect_timeout: float = 10.0
+    read_timeout: float = 20.0
+    total_timeout: float = 30.0
+    """Seconds for one attempt: connect, headers, the whole body."""
+    max_bytes: int = 5_000_000
+    max_redirects: int = 5
+    retries: int = 2
+    """Extra attempts after a transient failure (timeout, network, 429, 5xx)."""
+    respect_robots: bool = True
+    proxy: str | None = None
+    """An HTTP(S) proxy URL; target hosts are then resolved by the proxy, not locally."""
+    allowlist: tuple[str, ...] = ()
+    """Hosts and CIDRs the URL guard lets through although they are private."""
+    allow_private: bool = False
+    max_retry_after: float = 60.0
+    """Cap on a server's Retry-After and Crawl-delay, in seconds."""
+    backoff: float = 0.5
+    """First retry delay in seconds; doubled on every further retry."""
+
+
+@dataclass(slots=True)
+class _Response:
+    status: int
+    url: str
+    headers: httpx.Headers
+    body: bytes = b""
+    kind: str = "html"
+
+
+class Fetcher:
+    """Fetches and parses pages (see the module docstring). Use as an async context manager.
+
+    ``client``: an ``httpx.AsyncClient`` to use (e.g. with a ``MockTransport``); the fetcher
+    then does not close it, and the client's own proxy settings apply.
+    """
+
+    def __init__(
+        self, config: FetchConfig | None = None, *, client: httpx.AsyncClient | None = None
+    ):
+        self.config = config = config or FetchConfig()
+        self.stats: Counter[str] = Counter()
+        self.guard = UrlGuard(config.allowlist, config.allow_private, resolve=config.proxy is None)
+        self.politeness = Politeness(
+            concurrency=config.concurrency, per_host=config.per_host, delay=config.delay
+        )
+        self.robots = RobotsCache(self._fetch_robots, config.user_agent)
+        self._timeout = httpx.Timeout(
+            connect=config.connect_timeout,
+            read=config.read_timeout,
+            write=config.read_timeout,
+            pool=config.total_timeout,
+        )
+        self._own_client = client is None
+        if client is None:
+            try:
+                client = httpx.AsyncClient(
+                    timeout=self._timeout,
+                    follow_redirects=False,
+                    proxy=config.proxy,
+                    trust_env=False,
+                    limits=httpx.Limits(max_connections=max(1, config.concurrency) * 2),
+                )
+            except (ValueError, TypeError, httpx.InvalidURL) as exc:
+                raise ConfigError(f"invalid proxy {config.proxy!r}: {exc}") from exc
+        self.client = client
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self.aclose()
+
+    async def aclose(self) -> None:
+        if self._own_client:
+            await self.client.aclose()
+
+    # --- public ---------------------------------------------------------------------------
+
+    async def fetch(
+        self, url: str, *, etag: str | None = None, last_modified: str | None = None
+    ) -> Page:
+        """Fetch and parse ``url``; raises a ``FetchError`` subclass when it cannot."""
+        canonical = canonicalize(url)
+        if canonical is None:
+            self.stats["blocked"] += 1
+            raise BlockedURL(f"refused {url!r}: not an http(s) URL", url=url)
+        started = time.perf_counter()
+        attempt = 0
+        while True:
+            try:
+                page = await self._attempt(canonical, etag, last_modified)
+            except FetchError as exc:
+                if isinstance(exc, HTTPStatusError) and exc.retry_after is not None:
+                    # the host asked for a pause: every request to it waits, retried or not
+                    wait = min(exc.retry_after, self.config.max_retry_after)
+                    self.politeness.back_off(_host_key(exc.url), wait)
+                if attempt >= self.config.retries or not self._transient(exc):
+                    self.stats[exc.kind] += 1
+                    raise
+                attempt += 1
+                self.stats["retries"] += 1
+                await self._back_off(exc, attempt)
+                continue
+            page.elapsed_ms = (time.perf_counter() - started) * 1000
+            self.stats["not_modified" if page.not_modified else "ok"] += 1
+            return page
+
+    # --- one attempt ----------------------------------------------------------------------
+
+    @staticmethod
+    def _transient(exc: FetchError) -> bool:
+        if isinstance(exc, HTTPStatusError):
+            return exc.status in _RETRY_STATUSES
+        return isinstance(exc, FetchTimeout | NetworkError)
+
+    async def _back_off(self, exc: FetchError, attempt: int) -> None:
+        wait = self.config.backoff * 2 ** (attempt - 1)
+        if isinstance(exc, HTTPStatusError) and exc.retry_after is not None:
+            wait = min(exc.retry_after, self.config.max_retry_after)
+        logger.info("retry %d of %s in %.1fs after %s", attempt, exc.url, wait, exc)
+        self.politeness.back_off(_host_key(exc.url), wait)
+
+    async def _attempt(self, url: str, etag: str | None, last_modified: str | None) -> Page:
+        try:
+            async with asyncio.timeout(self.config.total_timeout):
+                response = await self._follow(url, etag, last_modified, robots=True)
+        except TimeoutError as exc:
+            raise FetchTimeout(
+                f"{url}: no complete answer within {self.config.total_timeout:g}s", url=url
+            ) from exc
+        headers = response.headers
+        if response.status == 304:
+            return Page(
+                url=url,
+                final_url=response.url,
+                status=304,
+                etag=headers.get("etag") or etag,
+                last_modified=headers.get("last-modified") or last_modified,
+                not_modified=True,
+            )
+        text, _ = decode_body(response.body, headers.get("content-type"))
+        page = parse_html(text, response.url, status=response.status)
+        page.url = url
+        page.etag = headers.get("etag")
+        page.last_modified = headers.get("last-modified")
+        return page
+
+    async def _follow(
+        self, url: str, etag: str | None, last_modified: str | None, *, robots: bool
+    ) -> _Response:
+        current = url
+        seen = {url}
+        for _ in range(self.config.max_redirects + 1):
+            addresses = await self.guard.checked_addresses(current)
+            pin = (
+                addresses[0]
+                if addresses and self._own_client and current.startswith("http:")
+                else None
+            )
+            if robots and self.config.respect_robots:
+                await self.robots.check(current)
+            response = await self._request(
+                current, etag, last_modified, for_robots=not robots, pin=pin
+            )
+            if response.status not in _REDIRECTS:
+                return response
+            location = response.headers.get("location", "").strip()
+            if not location:
+                raise HTTPStatusError(
+                    response.status, f"{current}: redirect without a Location", url=current
+                )
+            target = canonicalize(location, current)
+            if target is None:
+                raise BlockedURL(
+                    f"refused redirect from {current} to {location!r}: not an http(s) URL",
+                    url=current,
+                )
+            if target in seen:
+                raise TooManyRedirects(f"{url}: redirect loop back to {target}", url=url)
+            seen.add(target)
+            current = target
+        raise TooManyRedirects(f"{url}: more than {self.config.max_redirects} redirects", url=url)
+
+    async def _request(
+        self,
+        url: str,
+        etag: str | None,
+        last_modified: str | None,
+        *,
+        for_robots: bool,
+        pin: str | None = None,
+    ) -> _Response:
+        """One GET. ``pin``: the guard-checked address to connect to instead of resolving the
+        host name again (closes the DNS-rebinding window; the Host header stays the name).
+
+        Only plain-http URLs are pinned: connections are pooled per address, and an https
+        connection opened for one name must not serve another name on a shared (CDN)
+        address; over https a rebound name fails certificate verification anyway."""
+        headers = {
+            "User-Agent": self.config.user_agent,
+            "Accept": ACCEPT,
+            "Accept-Encoding": ACCEPT_ENCODING,
+            "Accept-Language": "zh-CN,zh;q=0.9,en;q=0.8",
+        }
+        if etag:
+            headers["If-None-Match"] = etag
+        if last_modified:
+            headers["If-Modified-Since"] = last_modified
+        delay = None
+        if self.config.respect_robots and not for_robots:
+            crawl_delay = await self.robots.crawl_delay(url)
+            if crawl_delay is not None:
+                delay = min(crawl_delay, self.config.max_retry_after)
+        target, extensions = url, {}
+        if pin is not None:
+            target, host_header, sni = _pinned(url, pin)
+            headers["Host"] = host_header
+            if sni:
+                extensions["sni_hostname"] = sni
+        async with self.politeness.slot(_host_key(url), delay=delay):
+            try:
+                async with self.client.stream(
+                    "GET",
+                    target,
+                    headers=headers,
+                    follow_redirects=False,
+                    timeout=self._timeout,
+                    extensions=extensions,
+                ) as resp:
+                    return await self._read(resp, url, for_robots=for_robots)
+            except httpx.TimeoutException as exc:
+                raise FetchTimeout(f"{url}: {type(exc).__name__} ({exc})", url=url) from exc
+            except (httpx.TransportError, httpx.InvalidURL) as exc:
+                raise NetworkError(f"{url}: {type(exc).__name__} ({exc})", url=url) from exc
+
+    async def _read(self, resp: httpx.Response, url: str, *, for_robots: bool) -> _Response:
+        status = resp.status_code
+        result = _Response(status, url, resp.headers)
+        if status in _REDIRECTS or status == 304:
+            return result
+        if status >= 400:
+            if for_robots:  # robots.txt: the status is the answer
+                return result
+            error = HTTPStatusError(status, f"{url}: HTTP {status} {resp.reason_phrase}", url=url)
+            error.retry_after = _retry_after(resp.headers.get("retry-after"))
+            raise error
+        if not for_robots:
+            kind = content_kind(resp.headers.get("content-type"), url)
+            result.kind = kind
+        declared = resp.headers.get("content-length", "")
+        limit = _ROBOTS_MAX_BYTES if for_robots else self.config.max_bytes
+        if declared.isdigit() and int(declared) > limit and not for_robots:
+            raise TooLarge(f"{url}: Content-Length {declared} exceeds {limit} bytes", url=url)
+        chunks, encoding = resp.aiter_raw(), resp.headers.get("content-encoding", "")
+        if resp.is_stream_consumed:  # a client that read (and decoded) it, e.g. MockTransport
+            chunks, encoding = _single(resp.content), ""
+        body = await read_limited(
+            chunks,
+            content_encoding=encoding,
+            max_bytes=limit,
+            url=url,
+        )
+        if not for_robots and result.kind != "feed":
+            sniff_markup(body, url)
+        result.body = body
+        return result
+
+    async def _fetch_robots(self, robots_url: str) -> tuple[int, str]:
+        """robots.txt for RobotsCache: guarded, redirects followed, 512 KB at most."""
+        try:
+            async with asyncio.timeout(self.config.total_timeout):
+                response = await self._follow(robots_url, None, None, robots=False)
+        except TimeoutError as exc:
+            raise FetchTimeout(f"{robots_url}: timed out", url=robots_url) from exc
+        if response.status >= 400:
+            return response.status, ""
+        return response.status, response.body.decode("utf-8", errors="replace")
+
+
+async def _single(data: bytes) -> AsyncIterator[bytes]:
+    yield data
+
+
+def _pinned(url: str, address: str) -> tuple[str, str, str | None]:
+    """(URL with the host replaced by ``address``, Host header, TLS server name or None)."""
+    parts = urlsplit(url)
+    host = f"[{address}]" if ":" in address else address
+    netloc = f"{host}:{parts.port}" if parts.port else host
+    target = urlunsplit((parts.scheme, netloc, parts.path or "/", parts.query, ""))
+    sni = parts.hostname if parts.scheme == "https" else None
+    return target, parts.netloc, sni
+
+
+def _host_key(url: str) -> str:
+    parts = urlsplit(url)
+    return parts.netloc.lower() or url
+
+
+def _retry_after(value: str | None) -> float | None:
+    """Seconds from a Retry-After header (delta-seconds or an HTTP date)."""
+    if not value:
+        return None
+    value = value.strip()
+    if value.isdigit():
+        return float(value)
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    if when is None:
+        return None
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=dt.UTC)
+    return max(0.0, (when - dt.datetime.now(dt.UTC)).total_seconds())

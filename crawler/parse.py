@@ -1,0 +1,282 @@
+"""Page analysis: from HTML (or RSS/Atom) to a ``Page`` ready for scoring.
+
+The hot path uses lxml's libxml2 HTML parser directly (BeautifulSoup with the lxml builder
+parses the same way but its tree alone costs several times our whole analysis; see the Parse
+section of docs/benchmarks.md).
+Nothing here raises on bad input: random bytes, truncated tags or a document that is not
+HTML at all give a ``Page`` with what could be found (maybe nothing).
+
+Extracted: the title (SkyReach's heuristic when ``<title>`` is missing or generic: first
+``<h1>``, then ``og:title``, then the longest heading-like text), meta keywords and
+description, ``<link rel=canonical>``, ``<base href>``, feed autodiscovery links, the main
+text (boilerplate-light: script/style/nav/header/footer/aside dropped; ``<article>`` or the
+block with the most running text preferred), and every outlink with its anchor text, nearby
+text and ``rel=nofollow`` — canonicalised and de-duplicated.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from lxml import etree
+
+from crawler.charset import decode_body
+from crawler.dom import BLOCKS, attr, clean, drop, element_text, elements, to_root
+from crawler.feeds import looks_like_feed, parse_feed
+from crawler.fingerprint import content_hash, simhash
+from crawler.maintext import main_text
+from crawler.types import Link, Page
+from crawler.urls import canonicalize
+
+__all__ = ["decode_body", "parse_html"]
+
+logger = logging.getLogger(__name__)
+
+GENERIC_TITLES = frozenset(
+    {
+        "首页",
+        "主页",
+        "无标题",
+        "无标题文档",
+        "无标题页",
+        "新建网页 1",
+        "网页",
+        "untitled",
+        "untitled document",
+        "untitled page",
+        "home",
+        "home page",
+        "homepage",
+        "index",
+        "welcome",
+        "document",
+        "new page 1",
+        "default",
+    }
+)
+"""Lower-cased titles that say nothing about the page."""
+
+_CODE = ("script", "style", "noscript", "template")
+"""Never text: dropped before links and their context are read."""
+_NOFOLLOW = frozenset({"nofollow", "ugc", "sponsored"})
+_FEED_TYPES = frozenset({"application/rss+xml", "application/atom+xml", "application/rdf+xml"})
+_CONTEXT_CHARS = 100
+_HUGE_BLOCK = 3000
+_MAX_TITLE = 300
+
+
+class _Meta:
+    """The ``<meta>`` and ``<link>`` facts of a page head."""
+
+    def __init__(self, root: etree._Element, base: str) -> None:
+        self.values: dict[str, str] = {}
+        self.canonical: str | None = None
+        self.feeds: list[str] = []
+        for el in elements(root, "meta"):
+            key = (attr(el, "name") or attr(el, "property") or attr(el, "itemprop")).lower()
+            if key and key not in self.values:
+                self.values[key] = clean(el.get("content"))
+        for el in elements(root, "link"):
+            rel = attr(el, "rel").lower().split()
+            href = attr(el, "href")
+            if not href:
+                continue
+            if "canonical" in rel and self.canonical is None:
+                self.canonical = canonicalize(href, base)
+            elif "alternate" in rel and attr(el, "type").lower() in _FEED_TYPES:
+                feed = canonicalize(href, base)
+                if feed and feed not in self.feeds:
+                    self.feeds.append(feed)
+
+    def get(self, *keys: str) -> str:
+        for key in keys:
+            if self.values.get(key):
+                return self.values[key]
+        return ""
+
+
+def _base_url(root: etree._Element, url: str) -> str:
+    for el in elements(root, "base"):
+        href = attr(el, "href")
+        if href:
+            return canonicalize(href, url) or url
+    return url
+
+
+def _is_generic(title: str, site_name: str) -> bool:
+    low = title.lower().strip(" -_|·")
+    if not low or low in GENERIC_TITLES:
+        return True
+    return bool(site_name) and low == site_name.lower().strip()
+
+
+def _title(root: etree._Element, meta: _Meta) -> str:
+    raw = ""
+    for el in elements(root, "title"):
+        raw = element_text(el)
+        break
+    site = meta.get("og:site_name", "application-name")
+    if raw and not _is_generic(raw, site):
+        return raw[:_MAX_TITLE]
+    for el in elements(root, "h1"):
+        h1 = element_text(el)
+        if h1 and not _is_generic(h1, site):
+            return h1[:_MAX_TITLE]
+    og = meta.get("og:title", "twitter:title")
+    if og and not _is_generic(og, site):
+        return og[:_MAX_TITLE]
+    best = ""
+    for el in elements(root, "h2", "h3"):
+        candidate = element_text(el)
+        if len(best) < len(candidate) <= _MAX_TITLE:
+            best = candidate
+    return best or raw[:_MAX_TITLE]
+
+
+class _Context:
+    """Nearby text of a link: its enclosing block's text around the anchor (~100 chars).
+
+    The nearest block (p, li, td, div …) is used; when it holds little besides the anchor
+    (a navigation ``<li>``), its neighbouring blocks are added; when it is huge (links loose
+    in a page-wide ``<div>``), only the anchor's immediate neighbourhood is. Block texts are
+    cached, so each block is read once per page.
+    """
+
+    def __init__(self) -> None:
+        self._cache: dict[etree._Element, str] = {}
+
+    def block_text(self, el: etree._Element) -> str:
+        text = self._cache.get(el)
+        if text is None:
+            text = element_text(el)
+            self._cache[el] = text
+        return text
+
+    def _siblings(self, block: etree._Element, text: str) -> str:
+        before = block.getprevious()
+        after = block.getnext()
+        parts = [self.block_text(before)] if before is not None else []
+        parts.append(text)
+        if after is not None:
+            parts.append(self.block_text(after))
+        return " ".join(part for part in parts if part)
+
+    @staticmethod
+    def _local(a: etree._Element, anchor: str) -> str:
+        before = a.getprevious()
+        parent = a.getparent()
+        left = (
+            before.tail if before is not None else parent.text if parent is not None else ""
+        ) or ""
+        after = a.getnext()
+        right = (a.tail or "") + (element_text(after) if after is not None else "")
+        return clean(f"{left[-_CONTEXT_CHARS:]} {anchor} {right[:_CONTEXT_CHARS]}")
+
+    def around(self, a: etree._Element, anchor: str) -> str:
+        block = a.getparent()
+        while block is not None and block.tag not in BLOCKS:
+            block = block.getparent()
+        if block is None:
+            return anchor
+        text = self.block_text(block)
+        if len(text) > _HUGE_BLOCK:
+            text = self._local(a, anchor)
+        elif len(text) < len(anchor) + 20 and block.tag not in ("p", "td", "dd", "body"):
+            text = self._siblings(block, text)
+        if len(text) <= _CONTEXT_CHARS:
+            return text
+        at = text.find(anchor) if anchor else -1
+        if at < 0:
+            return text[:_CONTEXT_CHARS]
+        start = max(0, at + len(anchor) // 2 - _CONTEXT_CHARS // 2)
+        return text[start : start + _CONTEXT_CHARS].strip()
+
+
+def _anchor_text(a: etree._Element) -> str:
+    text = element_text(a)
+    if text:
+        return text
+    for img in elements(a, "img"):
+        alt = clean(img.get("alt")) or clean(img.get("title"))
+        if alt:
+            return alt
+    return clean(a.get("title"))
+
+
+def _links(root: etree._Element, base: str) -> list[Link]:
+    found: dict[str, Link] = {}
+    resolved: dict[str, str | None] = {}  # pages repeat their hrefs (nav, teasers, images)
+    context = _Context()
+    for a in elements(root, "a", "area"):
+        href = a.get("href")
+        if not href or href[0] == "#":
+            continue
+        url = resolved.get(href, "")
+        if url == "":
+            url = resolved[href] = canonicalize(href, base)
+        if url is None:
+            continue
+        previous = found.get(url)
+        if previous is not None and previous.anchor:
+            continue
+        anchor = _anchor_text(a)
+        if previous is not None and not anchor:
+            continue
+        rel = a.get("rel")
+        found[url] = Link(
+            url=url,
+            anchor=anchor,
+            context=context.around(a, anchor),
+            nofollow=bool(rel) and not _NOFOLLOW.isdisjoint(str(rel).lower().split()),
+        )
+    return list(found.values())
+
+
+def _empty(url: str, status: int) -> Page:
+    return Page(url=url, final_url=url, status=status, content_hash=content_hash(""))
+
+
+def parse_html(
+    html_text: str | bytes, url: str, *, status: int = 200, encoding: str | None = None
+) -> Page:
+    """Analyse an HTML page (or an RSS/Atom feed) fetched from ``url``.
+
+    ``html_text`` may be bytes: it is then decoded with ``encoding`` if given, else by
+    ``decode_body`` (BOM, ``<meta>``, detection). Never raises on malformed input.
+    """
+    page_url = canonicalize(url) or url
+    if isinstance(html_text, bytes):
+        content_type = f"text/html; charset={encoding}" if encoding else None
+        html_text, _ = decode_body(html_text, content_type)
+    if looks_like_feed(html_text):
+        feed = parse_feed(html_text, page_url, status=status)
+        if feed is not None:
+            return feed
+    root = to_root(html_text)
+    if root is None:
+        return _empty(page_url, status)
+    try:
+        for el in list(elements(root, *_CODE)):
+            drop(el)
+        base = _base_url(root, page_url)
+        meta = _Meta(root, base)
+        title = _title(root, meta)
+        links = _links(root, base)
+        text = main_text(root)
+    except (ValueError, RecursionError, etree.LxmlError) as exc:  # a safety net: never crash
+        logger.warning("could not analyse %s: %r", page_url, exc)
+        return _empty(page_url, status)
+    return Page(
+        url=page_url,
+        final_url=page_url,
+        status=status,
+        title=title,
+        meta_keywords=meta.get("keywords"),
+        description=meta.get("description", "og:description"),
+        canonical_url=meta.canonical,
+        text=text,
+        links=links,
+        feeds=meta.feeds,
+        content_hash=content_hash(text),
+        simhash=simhash(text),
+    )

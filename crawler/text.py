@@ -1,0 +1,150 @@
+"""Chinese + English text processing: the one place that imports jieba.
+
+* ``normalize`` folds full-width forms to half-width (NFKC) and lowercases, so ``ＮＢＡ`` and
+  ``nba`` are the same term.
+* ``tokenize`` segments with jieba (precise mode, HMM on; ``enable_paddle`` is never used).
+  English and digits come out as whole words; punctuation and whitespace are dropped. Stop
+  words are *kept* (callers that want them out use ``is_stopword``) so that token counts such
+  as the title length S_t of the keyword-position formula are well defined.
+* ``add_words`` feeds topic keywords into jieba's user dictionary so that ``中超`` or ``国足``
+  stay one token instead of being cut into characters.
+* ``extract_keywords`` is jieba's TF-IDF keyword extraction, used for pseudo-relevance feedback.
+
+jieba is imported and its dictionary loaded lazily, once per process, on first use.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import threading
+import unicodedata
+import warnings
+from collections.abc import Iterable
+from typing import Any
+
+logger = logging.getLogger(__name__)
+
+__all__ = [
+    "STOPWORDS",
+    "add_words",
+    "extract_keywords",
+    "is_stopword",
+    "normalize",
+    "tokenize",
+]
+
+_STOPWORDS_TEXT = """
+    的 了 和 与 及 或 在 是 为 有 也 都 就 而 及其 以及 对 从 把 被 让 向 到 由 于 之 其 此 这 那
+    这个 那个 这些 那些 一个 一些 我 你 他 她 它 我们 你们 他们 她们 它们 自己 什么 怎么 如何 为什么
+    吗 呢 吧 啊 呀 哦 嗯 着 过 给 将 又 还 并 但 但是 而且 如果 因为 所以 虽然 然而 因此 不过
+    上 下 中 里 前 后 内 外 等 等等 个 们 不 没 没有 很 更 最 已 已经 要 会 能 可以 可能 应该
+    被 所 该 本 每 各 另 则 即 若 乃 且 啦 么 之后 之前 以后 以前 以上 以下 目前 现在 今天
+    首页 登录 注册 更多 返回 网站 导航 版权 版权所有 联系 关于 我们 新闻 图片 视频 评论 点击 查看
+    a an the and or but if then else of to in on at by for with from as is are was were be
+    been being it its this that these those he she they we you i me my our your their his her
+    not no yes do does did done has have had will would can could should may might must shall
+    so than too very just about into over under up down out more most other some such only own
+    same all any both each few what which who whom whose when where why how there here also
+    via per vs etc www http https com html htm php asp aspx jsp
+    home login register more back news read click
+    本文 此事 涉及 引发 网上 表示 认为 进行 通过 成为 获得 发现 宣布 消息 报道 记者 今年 去年
+    相关 据悉 日前 近日 称 指出 介绍 透露 一位 一名 这一 这种 其中 之一 对此 方面 问题 情况
+    时候 时间 工作 发展 已 被 但 却 都是 就是 还是 不是 如此 非常 一直 开始 继续 出现 来自
+"""
+STOPWORDS: frozenset[str] = frozenset(_STOPWORDS_TEXT.split())
+"""A small built-in Chinese + English stop-word list (function words and site chrome)."""
+
+_WORD = re.compile(r"\w", re.UNICODE)
+_lock = threading.Lock()
+_jieba: Any = None
+_added: set[str] = set()
+
+
+def _load() -> Any:
+    """Import jieba and load its dictionary once per process."""
+    global _jieba
+    if _jieba is None:
+        with _lock:
+            if _jieba is None:
+                with warnings.catch_warnings():
+                    # jieba's regexes use invalid escape sequences (SyntaxWarning at compile)
+                    warnings.simplefilter("ignore", SyntaxWarning)
+                    warnings.simplefilter("ignore", DeprecationWarning)
+                    warnings.simplefilter("ignore", ResourceWarning)  # jieba leaves idf.txt open
+                    import jieba
+                    import jieba.analyse
+
+                jieba.setLogLevel(logging.WARNING)
+                jieba.initialize()
+                _jieba = jieba
+    return _jieba
+
+
+def normalize(text: str) -> str:
+    """Fold full-width forms to half-width (NFKC) and lowercase."""
+    return unicodedata.normalize("NFKC", text).lower()
+
+
+def tokenize(text: str) -> list[str]:
+    """Segment ``text`` into normalized word tokens (no punctuation, no whitespace)."""
+    if not text:
+        return []
+    jieba = _load()
+    return [tok for tok in jieba.lcut(normalize(text)) if _WORD.search(tok) and not tok.isspace()]
+
+
+def add_words(words: Iterable[str]) -> None:
+    """Add topic terms to jieba's user dictionary so each one segments as a single token.
+
+    Multi-word English phrases (containing spaces) cannot be single jieba tokens; callers match
+    those as token sequences instead.
+    """
+    new = []
+    for word in words:
+        norm = normalize(word).strip()
+        if norm and " " not in norm and norm not in _added:
+            new.append(norm)
+    if not new:
+        return
+    jieba = _load()
+    with _lock:
+        for word in new:
+            if word in _added:
+                continue
+            # freq=None lets jieba pick a frequency high enough that the word is kept whole
+            jieba.add_word(word)
+            jieba.suggest_freq(word, tune=True)
+            _added.add(word)
+
+
+def is_stopword(tok: str) -> bool:
+    """True for function words, site chrome, single non-CJK characters and pure numbers."""
+    if tok in STOPWORDS:
+        return True
+    if tok.isdigit():
+        return True
+    return len(tok) == 1 and not ("\u4e00" <= tok <= "\u9fff")
+
+
+def extract_keywords(text: str, topk: int = 20) -> list[tuple[str, float]]:
+    """The ``topk`` most characteristic terms of ``text`` by jieba's TF-IDF, stop words removed.
+
+    Single characters and numbers are dropped: they make poor topic terms.
+    """
+    if not text:
+        return []
+    _load()
+    import jieba.analyse
+
+    tags = jieba.analyse.extract_tags(normalize(text), topK=topk * 2, withWeight=True)
+    out: list[tuple[str, float]] = []
+    for tag, weight in tags:
+        if len(tag) < 2 or is_stopword(tag) or not _WORD.search(tag):
+            continue
+        if tag.replace(".", "").isdigit():
+            continue
+        out.append((tag, float(weight)))
+        if len(out) >= topk:
+            break
+    return out

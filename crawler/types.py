@@ -1,0 +1,51 @@
+"""Plain data shared by every crawler layer.
+
+These are the contract between fetch/parse (below) and relevance/strategies/engine (above).
+Keep them small, immutable where possible, and free of I/O.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True, slots=True)
+class Link:
+    """An outlink of a page, with SkyReach's "extended metadata"."""
+
+    url: str
+    """Absolute, canonical URL (see ``crawler.urls.canonicalize``)."""
+    anchor: str = ""
+    """The anchor text of the ``<a>`` element, whitespace-collapsed."""
+    context: str = ""
+    """Nearby text (the enclosing block's text around the anchor), for RW / statistical scoring."""
+    nofollow: bool = False
+
+
+@dataclass(slots=True)
+class Page:
+    """A fetched and parsed HTML page (or feed), ready for scoring."""
+
+    url: str
+    """The URL that was requested (canonical)."""
+    final_url: str
+    """The URL after redirects (canonical)."""
+    status: int
+    title: str = ""
+    meta_keywords: str = ""
+    description: str = ""
+    canonical_url: str | None = None
+    text: str = ""
+    """Main text, boilerplate-light."""
+    links: list[Link] = field(default_factory=list)
+    feeds: list[str] = field(default_factory=list)
+    content_hash: str = ""
+    """Exact fingerprint of the normalised main text (hex)."""
+    simhash: int = 0
+    """64-bit near-duplicate fingerprint of the main text."""
+    etag: str | None = None
+    last_modified: str | None = None
+    not_modified: bool = False
+    """True when the server answered 304 to a conditional GET."""
+    is_feed: bool = False
+    elapsed_ms: float = 0.0

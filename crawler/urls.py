@@ -1,0 +1,348 @@
+"""URL canonicalization, scope rules and crawler-trap guards.
+
+``canonicalize`` turns every spelling of a URL into one string so that the frontier, the
+"seen" set and the database agree on identity:
+
+- scheme and host lower-cased, the host IDNA-encoded (``例子.中国`` → ``xn--fsqu00a.xn--fiqs8s``),
+  a trailing dot dropped, the default port (80 / 443) dropped, user:password removed;
+- dot segments (``/a/./b/../c``) removed, an empty path becomes ``/``;
+- percent-encoding normalised: unreserved characters decoded, other escapes upper-cased,
+  unsafe and non-ASCII characters encoded as UTF-8;
+- the fragment removed; query parameters sorted (stable, order of equal keys kept);
+- tracking and session parameters dropped: ``utm_*``, ``fbclid``, ``gclid``, ``spm``, ``from``,
+  ``jsessionid`` / ``phpsessid`` / ``sid`` and ``;jsessionid=`` path parameters.
+
+The functions are pure and never touch the network (``registered_domain`` uses the public
+suffix snapshot bundled with tldextract).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import functools
+import ipaddress
+import posixpath
+import re
+from collections.abc import Iterable
+from typing import Literal
+from urllib.parse import quote, urljoin, urlsplit
+
+import tldextract
+
+__all__ = [
+    "MAX_PATH_DEPTH",
+    "MAX_QUERY_PARAMS",
+    "MAX_URL_LENGTH",
+    "TRACKING_PARAMS",
+    "Scope",
+    "canonicalize",
+    "host_of",
+    "in_scope",
+    "registered_domain",
+    "trap_reason",
+]
+
+Scope = Literal["host", "domain", "any"]
+
+MAX_URL_LENGTH = 2048
+MAX_PATH_DEPTH = 16
+MAX_QUERY_PARAMS = 10
+MAX_SEGMENT_REPEATS = 3
+
+TRACKING_PARAMS = frozenset(
+    {
+        "fbclid",
+        "gclid",
+        "dclid",
+        "msclkid",
+        "yclid",
+        "igshid",
+        "mc_cid",
+        "mc_eid",
+        "_hsenc",
+        "_hsmi",
+        "spm",
+        "from",
+        "jsessionid",
+        "phpsessid",
+        "sid",
+        "sessionid",
+        "aspsessionid",
+    }
+)
+"""Query parameter names (lower-case) dropped by ``canonicalize``; ``utm_*`` too."""
+
+_DEFAULT_PORTS = {"http": 80, "https": 443}
+_PCT = re.compile(r"%([0-9A-Fa-f]{2})")
+_LONE_PCT = re.compile(r"%(?![0-9A-Fa-f]{2})")
+_UNRESERVED = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
+_PATH_SAFE = "/:@!$&'()*+,;=-._~%"
+_QUERY_SAFE = "/:@!$'()*+,;=?-._~%"
+_SESSION_PATH_PARAM = re.compile(r";(?:jsessionid|phpsessid|sid|sessionid)=[^/?#;]*", re.I)
+_SIMPLE = re.compile(r"[A-Za-z0-9\-._~/]*\Z")
+_SIMPLE_QUERY = re.compile(r"[A-Za-z0-9\-._~=&,]*\Z")
+_KEY_SAFE = _QUERY_SAFE.replace("=", "")
+_HOST_OK = re.compile(r"[a-z0-9\-._]+\Z")
+
+
+def _unescape_unreserved(match: re.Match[str]) -> str:
+    char = chr(int(match.group(1), 16))
+    return char if char in _UNRESERVED else "%" + match.group(1).upper()
+
+
+def _norm_pct(part: str, safe: str) -> str:
+    """Normalise percent-encoding of one URL component (never decodes reserved characters)."""
+    if _SIMPLE.match(part):
+        return part
+    if "%" in part:
+        part = _LONE_PCT.sub("%25", part)
+        part = _PCT.sub(_unescape_unreserved, part)
+    return quote(part, safe=safe)
+
+
+def _norm_host(host: str) -> str | None:
+    host = host.strip().rstrip(".").lower()
+    if not host:
+        return None
+    if ":" in host:  # IPv6 literal (urlsplit's hostname drops the brackets)
+        try:
+            return f"[{ipaddress.IPv6Address(host.strip('[]')).compressed}]"
+        except ValueError:
+            return None
+    if _HOST_OK.match(host):
+        return host
+    try:
+        encoded = host.encode("idna").decode("ascii")
+    except UnicodeError:
+        return None
+    return encoded.lower() if _HOST_OK.match(encoded.lower()) else None
+
+
+def _norm_path(path: str) -> str:
+    if ";" in path:
+        path = _SESSION_PATH_PARAM.sub("", path)
+    if not path:
+        return "/"
+    if "/." in path or path.startswith("."):
+        trailing = path.endswith(("/", "/.", "/.."))
+        path = posixpath.normpath("/" + path.lstrip("/"))
+        if path.startswith("//"):
+            path = "/" + path.lstrip("/")
+        if trailing and path != "/":
+            path += "/"
+    elif not path.startswith("/"):
+        path = "/" + path
+    return _norm_pct(path, _PATH_SAFE)
+
+
+def _is_tracking(key: str) -> bool:
+    low = key.lower()
+    return low in TRACKING_PARAMS or low.startswith("utm_")
+
+
+def _norm_query(query: str) -> str:
+    if not query:
+        return ""
+    plain = _SIMPLE_QUERY.match(query) is not None  # nothing to re-encode
+    pairs: list[tuple[str, str]] = []
+    for piece in query.split("&"):
+        if not piece:
+            continue
+        key, sep, value = piece.partition("=")
+        if _is_tracking(key):
+            continue
+        if plain:
+            pairs.append((key, sep + value))
+            continue
+        key = _norm_pct(key, _KEY_SAFE)
+        pairs.append((key, sep + _norm_pct(value, _QUERY_SAFE) if sep else ""))
+    pairs.sort(key=lambda kv: kv[0])
+    return "&".join(k + v for k, v in pairs)
+
+
+_FAST_SPLIT = re.compile(
+    r"(https?)://([A-Za-z0-9.\-]+)(?::([0-9]{1,5}))?(/[^?#]*)?(?:\?([^#]*))?(?:#.*)?\Z",
+    re.I | re.S,
+)
+
+
+def _split(url: str) -> tuple[str, str | None, int | None, str, str] | None:
+    """(scheme, host, port, path, query) — a regex for plain URLs, ``urlsplit`` otherwise."""
+    fast = _FAST_SPLIT.match(url)
+    if fast is not None:
+        scheme, host, port, path, query = fast.groups()
+        number = int(port) if port else None
+        if number is not None and number > 65535:
+            return None
+        return scheme.lower(), _norm_host(host), number, path or "", query or ""
+    try:
+        parts = urlsplit(url)
+        return (
+            parts.scheme.lower(),
+            _norm_host(parts.hostname or ""),
+            parts.port,
+            parts.path,
+            parts.query,
+        )
+    except ValueError:
+        return None
+
+
+@functools.lru_cache(maxsize=65536)
+def _canonical_absolute(url: str) -> str | None:
+    split = _split(url)
+    if split is None:
+        return None
+    scheme, host, port, raw_path, raw_query = split
+    if scheme not in _DEFAULT_PORTS or host is None:
+        return None
+    netloc = host
+    if port is not None and port != _DEFAULT_PORTS[scheme]:
+        netloc = f"{host}:{port}"
+    path = _norm_path(raw_path)
+    query = _norm_query(raw_query)
+    return f"{scheme}://{netloc}{path}?{query}" if query else f"{scheme}://{netloc}{path}"
+
+
+@functools.lru_cache(maxsize=256)
+def _origin(base: str) -> tuple[str, str]:
+    """(scheme, scheme://netloc) of a base URL."""
+    parts = urlsplit(base)
+    return parts.scheme, f"{parts.scheme}://{parts.netloc}"
+
+
+def _join(base: str, ref: str) -> str | None:
+    """``urljoin`` with fast paths for the common absolute and root-relative references."""
+    head = ref[:8].lower()
+    if head.startswith(("http://", "https://")):
+        return ref
+    try:
+        if ref.startswith("//"):
+            return f"{_origin(base)[0]}:{ref}"
+        if ref.startswith("/") and ":" not in head and "\\" not in ref:
+            return _origin(base)[1] + ref
+        return urljoin(base, ref)
+    except ValueError:
+        return None
+
+
+def canonicalize(url: str, base: str | None = None) -> str | None:
+    """The canonical absolute form of ``url`` (resolved against ``base``), or None.
+
+    None means "not a crawlable http(s) URL": ``javascript:``, ``mailto:``, an empty or
+    fragment-only reference without a base, an invalid host or port.
+    """
+    if not url:
+        if base is None:
+            return None
+        url = base
+    url = url.strip()
+    if "\n" in url or "\t" in url or "\r" in url:
+        url = url.replace("\n", "").replace("\t", "").replace("\r", "")
+    if base is not None:
+        joined = _join(base, url)
+        if joined is None:
+            return None
+        url = joined
+    if len(url) > 4 * MAX_URL_LENGTH:
+        return None
+    return _canonical_absolute(url)
+
+
+def host_of(url: str) -> str:
+    """The lower-case host name (no port, no brackets for IPv6) of a URL; "" if none."""
+    try:
+        return (urlsplit(url.strip()).hostname or "").rstrip(".").lower()
+    except ValueError:
+        return ""
+
+
+_EXTRACT = tldextract.TLDExtract(suffix_list_urls=(), cache_dir=None)
+
+
+@functools.lru_cache(maxsize=8192)
+def registered_domain(host: str) -> str:
+    """The registrable domain of a host (``news.sina.com.cn`` → ``sina.com.cn``).
+
+    Uses the public suffix list snapshot bundled with tldextract; never fetches it. IP
+    addresses, ``localhost`` and other single-label hosts are returned unchanged.
+    """
+    host = host.strip().rstrip(".").lower()
+    if host.startswith("["):
+        return host
+    parts = _EXTRACT(host)
+    if not parts.suffix or not parts.domain:
+        return host
+    return f"{parts.domain}.{parts.suffix}"
+
+
+def _strip_www(host: str) -> str:
+    return host[4:] if host.startswith("www.") else host
+
+
+def in_scope(url: str, seed: str, scope: str, *, allow: Iterable[str] = ()) -> bool:
+    """Whether ``url`` may be crawled from ``seed`` under ``scope``.
+
+    ``"host"``: the same host as the seed (``www.`` ignored, so ``example.com`` and
+    ``www.example.com`` are one site); ``"domain"``: the same registered domain (any
+    subdomain); ``"any"``: any http(s) URL. ``allow`` lists extra hosts (or registered
+    domains) that are always in scope (the allow-list scope).
+    """
+    host = host_of(url)
+    if not host or urlsplit(url).scheme.lower() not in _DEFAULT_PORTS:
+        return False
+    extra = {h.strip().lower() for h in allow if h.strip()}
+    if extra and (host in extra or registered_domain(host) in extra):
+        return True
+    if scope == "any":
+        return True
+    seed_host = host_of(seed)
+    if scope == "host":
+        return _strip_www(host) == _strip_www(seed_host)
+    if scope == "domain":
+        return registered_domain(host) == registered_domain(seed_host)
+    raise ValueError(f"unknown scope {scope!r}; expected 'host', 'domain' or 'any'")
+
+
+_CALENDAR_WORD = re.compile(r"calendar|kalender|agenda|(?<![a-z])cal(?![a-z])|日历|日程", re.I)
+_YEAR = re.compile(r"(?<!\d)(1[0-9]{3}|2[0-9]{3})(?!\d)")
+_DATE_LIKE = re.compile(r"(?<![\w.])([1-3]\d{3})[-/_.](0?[1-9]|1[0-2])(?!\d)")
+
+
+def _calendar_reason(path: str, query: str) -> str | None:
+    text = f"{path}?{query}"
+    if _YEAR.search(text) and _CALENDAR_WORD.search(text):
+        return "calendar-like URL (a date in a calendar page: an infinite link space)"
+    this_year = dt.date.today().year
+    years = [int(m.group(1)) for m in _DATE_LIKE.finditer(text)]
+    if any(y < 1990 or y > this_year + 2 for y in years):
+        return "date far in the past or future (calendar-like infinite pattern)"
+    return None
+
+
+def trap_reason(url: str) -> str | None:
+    """Why ``url`` looks like a crawler trap, or None when it looks like a normal page.
+
+    Checks: length over 2048, path depth over 16, one path segment repeated 3 or more
+    times (``/a/b/a/b/a/``), more than 10 query parameters, and calendar-like infinite
+    patterns (dated calendar pages, years far in the past or future).
+    """
+    if len(url) > MAX_URL_LENGTH:
+        return f"URL longer than {MAX_URL_LENGTH} characters"
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return "unparseable URL"
+    segments = [s for s in parts.path.split("/") if s]
+    if len(segments) > MAX_PATH_DEPTH:
+        return f"path deeper than {MAX_PATH_DEPTH} segments"
+    counts: dict[str, int] = {}
+    for seg in segments:
+        counts[seg] = counts.get(seg, 0) + 1
+        if counts[seg] >= MAX_SEGMENT_REPEATS:
+            return f"path segment {seg!r} repeated {MAX_SEGMENT_REPEATS} or more times"
+    if parts.query and parts.query.count("&") + 1 > MAX_QUERY_PARAMS:
+        params = [p for p in parts.query.split("&") if p]
+        if len(params) > MAX_QUERY_PARAMS:
+            return f"more than {MAX_QUERY_PARAMS} query parameters"
+    return _calendar_reason(parts.path, parts.query)

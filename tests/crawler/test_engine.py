@@ -1,0 +1,195 @@
+"""The crawl engine: events, limits, scope, errors, checkpoint/resume, and a real HTTP server."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import threading
+from collections.abc import Iterator
+from dataclasses import replace
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import pytest
+
+from crawler.engine import CrawlConfig, crawl
+from crawler.fetch import FetchConfig
+from crawler.types import Link
+from tests.crawler.focus_graphs import GraphFetcher, order, page, run, site, url
+
+TOPIC = "足球"
+
+
+def tree() -> dict:
+    """A 3-level tree: / → /1../3 → /1a,/1b … (13 pages), every title on topic or not."""
+    pages = [page("/", "足球首页", [(f"/{i}", f"栏目{i}") for i in range(1, 4)])]
+    for i in range(1, 4):
+        pages.append(
+            page(f"/{i}", "足球栏目" if i != 2 else "天气", [(f"/{i}{c}", "文章") for c in "abc"])
+        )
+        pages += [page(f"/{i}{c}", "足球文章" if c != "c" else "股市") for c in "abc"]
+    return site(*pages)
+
+
+async def test_one_event_per_page_with_json_keys() -> None:
+    events = await run(tree(), TOPIC, "bfs")
+    assert len(events) == 13
+    assert len({e.url for e in events}) == 13
+    first = events[0].to_json()
+    for key in ("url", "final_url", "status", "depth", "relevance", "priority", "matched", "title"):
+        assert key in first
+    json.dumps(first, ensure_ascii=False)
+    assert first["title"] == "足球首页" and first["matched"] and first["depth"] == 0
+    assert first["explanation"]["hits"][0]["term"] == "足球"
+    assert [e.depth for e in events] == [0, 1, 1, 1] + [2] * 9
+    assert not events[2].matched  # /2 天气
+
+
+async def test_limits_pages_and_depth() -> None:
+    assert len(await run(tree(), TOPIC, "bfs", max_pages=5)) == 5
+    assert order(await run(tree(), TOPIC, "bfs", max_depth=1)) == ["/", "/1", "/2", "/3"]
+    assert await run(tree(), TOPIC, "bfs", time_limit=0) == []
+
+
+async def test_scope_traps_nofollow_and_errors() -> None:
+    root = page("/", "足球", [("/ok", "a"), ("/missing", "b")])
+    root.links += [
+        Link("http://other.test/x", "c"),
+        Link(url("/nf"), "d", nofollow=True),
+        Link(url("/a/a/a/a"), "e"),
+    ]
+    graph = site(root, page("/ok", "足球"), page("/nf", "足球"), page("/a/a/a/a", "足球"))
+    events = await run(graph, TOPIC, "bfs")
+    assert order(events) == ["/", "/ok", "/missing"]
+    missing = events[2]
+    assert missing.status == 404 and "404" in (missing.error or "") and not missing.matched
+    any_scope = order(await run(graph, TOPIC, "bfs", scope="any"))
+    assert "http://other.test/x" in [url(p) if p.startswith("/") else p for p in any_scope]
+
+
+async def test_redirect_target_is_not_fetched_again() -> None:
+    graph = site(
+        page("/", "足球", [("/old", "a"), ("/new", "b")]),
+        replace(page("/old", "足球"), final_url=url("/new")),
+        page("/new", "足球"),
+    )
+    events = await run(graph, TOPIC, "bfs")
+    assert order(events) == ["/", "/old"]
+    assert events[1].final_url == url("/new")
+
+
+async def test_resume_after_a_kill_fetches_nothing_twice_and_loses_nothing() -> None:
+    baseline = order(await run(tree(), TOPIC, "bfs"))
+    states: list[dict] = []
+    fetcher = GraphFetcher(tree())
+    first = await run(tree(), TOPIC, "bfs", limit=6, on_checkpoint=states.append, fetcher=fetcher)
+    assert len(first) == 6
+    state = json.loads(json.dumps(states[-1]))  # what a caller would persist
+    assert state["fetched"] == 6
+    second = await run(tree(), TOPIC, "bfs", checkpoint=state, fetcher=fetcher)
+    assert order(first) + order(second) == baseline
+    assert sorted(fetcher.calls) == sorted(set(fetcher.calls))
+
+
+async def test_resume_with_fetches_in_flight() -> None:
+    baseline = set(order(await run(tree(), TOPIC, "bfs")))
+    states: list[dict] = []
+    first = await run(tree(), TOPIC, "bfs", limit=4, concurrency=4, on_checkpoint=states.append)
+    second = await run(tree(), TOPIC, "bfs", checkpoint=states[-1], concurrency=4)
+    both = order(first) + order(second)
+    assert len(both) == len(set(both)) and set(both) == baseline
+
+
+async def test_periodic_checkpoints_and_budget_across_resume() -> None:
+    states: list[dict] = []
+    events = await run(
+        tree(),
+        TOPIC,
+        "topic-pagerank",
+        max_pages=13,
+        on_checkpoint=states.append,
+        checkpoint_every=5,
+    )
+    assert len(events) == 13
+    assert [s["fetched"] for s in states] == [5, 10, 13]
+    assert states[0]["strategy"] == "topic-pagerank" and len(states[0]["frontier"]["seen"]) == 5
+    # the page budget counts pages fetched before the resume
+    again = await run(tree(), TOPIC, "topic-pagerank", max_pages=7, checkpoint=states[0])
+    assert len(again) == 2
+
+
+async def test_unknown_strategy_and_scope_are_errors() -> None:
+    with pytest.raises(ValueError, match="unknown strategy"):
+        await run(tree(), TOPIC, "dfs")
+    with pytest.raises(ValueError, match="unknown scope"):
+        await run(tree(), TOPIC, "bfs", scope="planet")
+
+
+# --- a real HTTP server on loopback ----------------------------------------------------------
+
+SITE = {
+    "/": '<html><head><title>足球新闻</title><meta name="keywords" content="足球,体育"></head>'
+    '<body><a href="/a">足球比赛</a> <a href="/b">天气</a> <a href="/gone">旧闻</a>'
+    ' <a href="/moved">搬家</a></body></html>',
+    "/a": "<html><head><title>足球 战报</title></head><body><p>国安 申花</p>"
+    '<a href="/a2">更多足球</a></body></html>',
+    "/a2": "<html><head><title>足球 评论</title></head><body><p>评论</p></body></html>",
+    "/b": "<html><head><title>天气预报</title></head><body><p>晴</p></body></html>",
+    "/c": "<html><head><title>搬家以后</title></head><body><p>新址</p></body></html>",
+}
+
+
+class _Handler(BaseHTTPRequestHandler):
+    def do_GET(self) -> None:
+        if self.path == "/moved":
+            self.send_response(301)
+            self.send_header("Location", "/c")
+            self.end_headers()
+            return
+        body = SITE.get(self.path)
+        if body is None:
+            self.send_response(404)
+            self.end_headers()
+            return
+        data = body.encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "text/html; charset=utf-8")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def log_message(self, format: str, *args: object) -> None:
+        pass
+
+
+@pytest.fixture
+def server() -> Iterator[str]:
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{httpd.server_address[1]}"
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
+        thread.join(timeout=5)
+
+
+@pytest.mark.parametrize("concurrency", [1, 4])
+async def test_crawl_a_real_server_on_loopback(server: str, concurrency: int) -> None:
+    fetch = FetchConfig(
+        delay=0, allow_private=True, retries=0, concurrency=concurrency, per_host=concurrency
+    )
+    config = CrawlConfig(strategy="topic-pagerank", fetch=fetch)
+    events = []
+    async with contextlib.aclosing(crawl([server + "/"], TOPIC, config)) as stream:
+        async for ev in stream:
+            events.append(ev)
+    by_path = {e.url.removeprefix(server): e for e in events}
+    assert set(by_path) == {"/", "/a", "/b", "/gone", "/moved", "/a2"}
+    assert len(events) == 6
+    assert by_path["/"].matched and by_path["/a"].matched and not by_path["/b"].matched
+    assert by_path["/gone"].status == 404 and by_path["/gone"].error
+    assert by_path["/moved"].final_url == server + "/c"
+    if concurrency == 1:
+        # the on-topic link (anchor 足球比赛) before the off-topic ones
+        assert [e.url.removeprefix(server) for e in events][:2] == ["/", "/a"]

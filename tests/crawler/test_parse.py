@@ -1,0 +1,371 @@
+"""Page analysis on the saved real news pages of ../shared/data/html and on crafted HTML."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from crawler.fetch import FetchConfig, Fetcher
+from crawler.parse import parse_html
+from tests.crawler.conftest import source_url
+from tests.crawler.server import Reply, TestWeb
+
+LOCAL = "http://127.0.0.1:8000/"
+
+# file → (title, a meta keyword, (link URL, its anchor text), a phrase of the main text)
+EXPECTED: dict[str, tuple[str, str, tuple[str, str], str]] = {
+    "test_list_page_163_1.html": (
+        "网易新闻",
+        "新闻中心",
+        ("http://data.163.com/20/0731/20/FIT0B0MS000181IU.html", "在中国，读文科到底有多惨"),
+        "网易",
+    ),
+    "tests_163_1.html": (
+        '多地项目连环爆雷 狂奔的龙湖集团"暗伤"曝露？_网易财经',
+        "吴亚军",
+        (
+            "http://news.163.com/19/0907/00/EOEC73F90001899O.html",
+            "11城5G基站建设时间表出炉 快看有你的家乡吗？",
+        ),
+        "龙湖集团即将迎来赴港上市10周年",
+    ),
+    "tests_163_2.html": (
+        "姚明对周琦说了啥？周琦上下半场判若两人_网易新闻",
+        "中国男篮",
+        (
+            "https://news.163.com/19/0908/09/EOHSPFB10001899N.html",
+            "香港暴徒7日晚挑衅港警 速龙小队出击制服多人",
+        ),
+        "中国男篮以77比73战胜韩国队",
+    ),
+    "tests_163_3.html": (
+        '奖金711万元！"中国诺贝尔奖"首位获奖女性啥来头?_网易新闻',
+        "基础科学",
+        (
+            "https://news.163.com/19/0908/09/EOHSPFB10001899N.html",
+            "香港暴徒7日晚挑衅港警 速龙小队出击制服多人",
+        ),
+        "未来科学大奖2019年获奖名单在北京公布",
+    ),
+    "tests_baijiahao_1.html": (
+        "英国美女在殡仪馆工作太痛苦，转行当美人鱼！每小时收入近千元",
+        "",
+        (
+            "https://mbd.baidu.com/newspage/data/landingsuper?context=%7B%22nid%22%3A%22news_"
+            "9995317899172640656%22%7D&n_type=1&p_from=3",
+            "韩庚将在新西兰大婚，刘诗诗也来过！为何新西兰成明星结婚圣地",
+        ),
+        "她曾担任当地的殡仪馆主任",
+    ),
+    "tests_gamersky_gamersky.html": (
+        "逆水寒再按照这个速度研发下去 应该马上就要收到律师函了！|游民星空",
+        "",
+        ("https://wap.gamersky.com/news/Content-1220000_2.html", "下一页"),
+        "逆水寒在每个玩家的庄园中",
+    ),
+    "tests_huanqiu_1.html": (
+        "补壹刀：别笑！18人的“新八国联军”今天成立了",
+        "国安法",
+        ("http://world.huanqiu.com/", "国际"),
+        "跨国议会对华政策联盟",
+    ),
+    "tests_ifeng_1.html": (
+        "女童眼睛被塞几十片纸，“无法用科学解释”_凤凰网资讯_凤凰网",
+        "禹州市",
+        ("https://news.ifeng.com/c/7rtOgmftdT6", "印度8岁女童单手劈瓷砖超轻松一人破两项世界纪录"),
+        "调查组仍在紧锣密鼓工作中",
+    ),
+    "tests_people_1.html": (
+        "女儿出嫁，郑板桥画了几笔兰花当嫁妆--文化--人民网",
+        "",
+        ("http://culture.people.com.cn/n1/2018/0423/c1013-29942426.html", "明星读经典,为你做海报"),
+        "今年的6月16日是父亲节",
+    ),
+    "tests_qq_2.html": (
+        "棱镜|数据业大整顿：爬虫与现金贷共生共荣，用户信息几元不等_财经_腾讯网",
+        "套路贷",
+        ("https://finance.qq.com/a/20180203/002129.htm", "第465期：英国女王到底有多少地产？"),
+        "监管方从年初就在酝酿针对数据公司的整顿清理",
+    ),
+    "tests_sina_1.html": (
+        "中国人习以为常的地方 为何老外却说“了不得”？|公园_新浪新闻",
+        "公园",
+        ("https://weibo.com/u/5436170197", "yangyang13847"),
+        "说这话的大叔Gweilo是个加拿大人",
+    ),
+    "tests_sina_2.html": (
+        '60万"12306账号"外泄? 中铁总辟谣称消息不实|辟谣_新浪财经_新浪网',
+        "辟谣",
+        (
+            "https://finance.sina.com.cn/china/gncj/2018-12-28/doc-ihqfskcn1918428.shtml",
+            "外媒：美国与中国经济脱钩是自残行为",
+        ),
+        "铁路12306网站未发生用户信息泄漏",
+    ),
+    "tests_thepaper_1.html": (
+        "共享充电宝涨价告别1元时代：是“收割韭菜”还是回归理性_10%公司_澎湃新闻-The Paper",
+        "共享充电宝",
+        (LOCAL + "newsDetail_forward_4322765", "面对美团突袭，市面上的共享充电宝们悄然“涨价”"),
+        "这完全是‘收割韭菜’行为",
+    ),
+    "tests_thepaper_2.html": (
+        "定了！广州南沙邮轮母港即将开通！地铁直达+无敌免..._政务_澎湃新闻-The Paper",
+        "",
+        (
+            LOCAL + "newsDetail_forward_4561367",
+            "朱婷卫冕女排世界杯MVP！颜妮、王梦洁、丁霞入选最佳阵容",
+        ),
+        "广州南沙国际邮轮母港将于11月17日正式开",
+    ),
+    "tests_toutiao_2.html": (
+        "最不愁吃肉的国家：顿顿有肉吃，却要靠中国运输蔬菜水果",
+        "今日头条",
+        (
+            "https://www.toutiao.com/group/6730512021869036043/",
+            "9图 新时代中国奇迹：这片曾威胁过首都的沙漠，被“收服”了",
+        ),
+        "只有这么一个国家一脸淡定",
+    ),
+    "tests_xinhuanet_1.html": (
+        "法国全国大罢工再次严重影响交通-新华网",
+        "退休",
+        (
+            "http://www.xinhuanet.com/politics/2019-12/10/c_1125327359.htm",
+            "雄安等13地区试点“交通强国”建设",
+        ),
+        "反对政府进行退休制度改革",
+    ),
+}
+
+
+def _pages(shared_data: Path) -> list[Path]:
+    pages = sorted((shared_data / "html").glob("*.html"))
+    assert {p.name for p in pages} >= set(EXPECTED), "a saved page is missing"
+    return pages
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED))
+def test_saved_news_page(shared_data: Path, name: str):
+    text = (shared_data / "html" / name).read_text(encoding="utf-8")
+    url = source_url(shared_data / "html" / name, text) or LOCAL + name
+    title, keyword, (link_url, anchor), phrase = EXPECTED[name]
+    page = parse_html(text, url)
+    assert page.title == title
+    assert keyword in page.meta_keywords
+    links = {link.url: link for link in page.links}
+    assert link_url in links, f"{link_url} not among {len(links)} links"
+    assert links[link_url].anchor == anchor
+    assert anchor[:6] in links[link_url].context
+    assert len(links[link_url].context) <= 120
+    assert phrase in page.text
+    assert len(links) == len(page.links)  # de-duplicated
+    assert all(link.url.startswith(("http://", "https://")) for link in page.links)
+    assert all("#" not in link.url and "utm_" not in link.url for link in page.links)
+    assert page.content_hash and page.simhash != 0
+
+
+def test_page_level_facts_of_saved_pages(shared_data: Path):
+    def parse(name: str) -> object:
+        text = (shared_data / "html" / name).read_text(encoding="utf-8")
+        return parse_html(text, source_url(shared_data / "html" / name, text) or LOCAL + name)
+
+    gamersky = parse("tests_gamersky_gamersky.html")
+    assert gamersky.canonical_url == "https://ol.gamersky.com/news/201909/1220000.shtml"  # type: ignore[attr-defined]
+    sina = parse("tests_sina_1.html")
+    assert sina.feeds == ["https://rss.sina.com.cn/news/marquee/ddt.xml"]  # type: ignore[attr-defined]
+    assert sina.description.startswith("原标题：视界丨")  # type: ignore[attr-defined]
+    qq = parse("tests_qq_2.html")
+    assert any(link.nofollow for link in qq.links)  # type: ignore[attr-defined]
+    assert "导航" not in parse("tests_thepaper_1.html").text[:50]  # type: ignore[attr-defined]
+
+
+async def test_saved_pages_fetched_from_the_loopback_server(
+    shared_data: Path, web: TestWeb, config: FetchConfig
+):
+    for path in _pages(shared_data):
+        web.add("/" + path.name, Reply(body=path.read_bytes()))
+    async with Fetcher(config) as fetcher:
+        for name, (title, keyword, _, phrase) in EXPECTED.items():
+            page = await fetcher.fetch(web.url("/" + name))
+            assert page.title == title
+            assert keyword in page.meta_keywords
+            assert phrase in page.text
+            assert len(page.links) > 5
+
+
+def test_generic_title_falls_back_to_h1_then_og_then_longest_heading():
+    h1 = (
+        "<html><head><title>首页</title></head>"
+        "<body><h1>中超第30轮：国安2比1胜申花</h1></body></html>"
+    )
+    assert parse_html(h1, "http://a.example/").title == "中超第30轮：国安2比1胜申花"
+    og = (
+        '<html><head><title>Untitled</title><meta property="og:title" content="Real headline">'
+        "</head><body><p>x</p></body></html>"
+    )
+    assert parse_html(og, "http://a.example/").title == "Real headline"
+    site = (
+        "<html><head><title>Example News</title>"
+        '<meta property="og:site_name" content="Example News">'
+        "</head><body><h2>Short</h2><h3>The longest heading on the page wins</h3></body></html>"
+    )
+    assert parse_html(site, "http://a.example/").title == "The longest heading on the page wins"
+    missing = "<html><body><h1>无标题</h1><h2>国足出线形势分析</h2></body></html>"
+    assert parse_html(missing, "http://a.example/").title == "国足出线形势分析"
+    assert parse_html("<title> 体育  新闻 </title>", "http://a.example/").title == "体育 新闻"
+
+
+def test_links_base_href_nofollow_and_dedup():
+    html = """<html><head><base href="https://cdn.example.com/news/"></head><body>
+    <div class="nav"><a href="a.html">甲</a></div>
+    <p>今天的比赛中，<a href="b.html?utm_source=feed#c">国安队获胜</a>，球迷欢呼。</p>
+    <a href="b.html"></a>
+    <a href="javascript:void(0)">js</a> <a href="mailto:x@example.com">mail</a>
+    <a href="https://ads.example.com/" rel="sponsored nofollow">广告</a>
+    <a href="/c.html"><img src="x.png" alt="图片新闻"></a>
+    </body></html>"""
+    page = parse_html(html, "https://www.example.com/index.html")
+    links = {link.url: link for link in page.links}
+    assert list(links) == [
+        "https://cdn.example.com/news/a.html",
+        "https://cdn.example.com/news/b.html",
+        "https://ads.example.com/",
+        "https://cdn.example.com/c.html",
+    ]
+    assert links["https://cdn.example.com/news/b.html"].anchor == "国安队获胜"
+    assert (
+        links["https://cdn.example.com/news/b.html"].context
+        == "今天的比赛中，国安队获胜，球迷欢呼。"
+    )
+    assert links["https://ads.example.com/"].nofollow
+    assert not links["https://cdn.example.com/news/a.html"].nofollow
+    assert links["https://cdn.example.com/c.html"].anchor == "图片新闻"
+
+
+def test_meta_canonical_feeds_and_boilerplate_free_text():
+    html = """<?xml version="1.0" encoding="utf-8"?>
+    <!DOCTYPE html><html><head><title>中超新闻</title>
+    <META NAME="Keywords" CONTENT="中超, 足球"><meta name="description" content="今日中超">
+    <link rel="canonical" href="/news/1.html?utm_medium=x">
+    <link rel="alternate" type="application/rss+xml" href="/rss.xml">
+    <link rel="alternate" type="application/atom+xml" href="https://example.com/atom">
+    <style>.x{color:red}</style><script>var secret = 1;</script></head>
+    <body><nav>导航 首页 体育</nav><header>页眉</header>
+    <article><h1>中超新闻</h1><p>北京国安在主场以二比一战胜上海申花，取得联赛三连胜。这场比赛吸引了五万名球迷到场观看。</p>
+    <p>赛后主教练表示，球队的防守还需要加强。下一轮比赛将在客场进行，对手是广州队。</p></article>
+    <aside>热门推荐</aside><footer>版权所有</footer></body></html>"""
+    page = parse_html(html, "https://example.com/news/1.html")
+    assert page.title == "中超新闻"
+    assert page.meta_keywords == "中超, 足球"
+    assert page.description == "今日中超"
+    assert page.canonical_url == "https://example.com/news/1.html"
+    assert page.feeds == ["https://example.com/rss.xml", "https://example.com/atom"]
+    assert "北京国安在主场以二比一战胜上海申花" in page.text
+    assert "下一轮比赛将在客场进行" in page.text
+    for boilerplate in ("secret", "color", "导航", "页眉", "热门推荐", "版权所有"):
+        assert boilerplate not in page.text
+
+
+def test_densest_block_without_article_tag_and_br_lines():
+    html = (
+        "<html><body><div id='nav'><a href='/1'>首页</a><a href='/2'>新闻</a></div>"
+        "<div id='content'>第一段文字，讲述了比赛的经过和结果。<br>"
+        "第二段文字，介绍了球员的表现。<br>"
+        "第三段文字，总结了本轮联赛的情况。</div><div id='side'><p>短</p></div></body></html>"
+    )
+    page = parse_html(html, "http://a.example/")
+    assert page.text.splitlines() == [
+        "第一段文字，讲述了比赛的经过和结果。",
+        "第二段文字，介绍了球员的表现。",
+        "第三段文字，总结了本轮联赛的情况。",
+    ]
+
+
+def test_atom_feed_parsed_as_feed():
+    atom = """<?xml version="1.0" encoding="utf-8"?>
+    <feed xmlns="http://www.w3.org/2005/Atom"><title>Sports</title>
+    <entry><title>Match report</title><link rel="alternate" href="/2026/11/match.html"/>
+    <summary>The home side won.</summary></entry>
+    <entry><title>No link</title></entry></feed>"""
+    page = parse_html(atom, "https://example.com/atom.xml")
+    assert page.is_feed and page.title == "Sports"
+    assert [(link.url, link.anchor, link.context) for link in page.links] == [
+        ("https://example.com/2026/11/match.html", "Match report", "The home side won.")
+    ]
+
+
+def test_xxe_entities_in_feeds_are_not_resolved(tmp_path: Path):
+    secret = tmp_path / "secret.txt"
+    secret.write_text("TOPSECRET")
+    rss = (
+        f'<?xml version="1.0"?><!DOCTYPE rss [<!ENTITY x SYSTEM "file://{secret}">]>'
+        "<rss><channel><title>&x;</title><item><title>a</title>"
+        "<link>http://example.com/a</link></item></channel></rss>"
+    )
+    page = parse_html(rss, "http://example.com/rss")
+    assert "TOPSECRET" not in page.title + page.text
+
+
+def test_bytes_input_is_decoded():
+    gbk = "<html><head><meta charset='gbk'><title>足球新闻</title></head><body>内容</body></html>"
+    assert parse_html(gbk.encode("gbk"), "http://a.example/").title == "足球新闻"
+    assert parse_html(gbk.encode("gbk"), "http://a.example/", encoding="gb2312").title == "足球新闻"
+
+
+@pytest.mark.parametrize(
+    "broken",
+    [
+        "",
+        "   ",
+        "<",
+        "<html><head><title>未闭合",
+        "<html><body><p>段落<div>嵌套<p>错误</div></span></table>",
+        "<a href='http://[bad/'>坏链接</a><a href='http://ok.example/'>好</a>",
+        "\x00\x01<title>控制字符\x00</title>",
+        "<?xml version='1.0' encoding='gbk'?><html><title>声明</title></html>",
+        "<rss><channel><item><link>",
+        "<html>" + "<div>" * 3000 + "深" + "</div>" * 3000 + "</html>",
+    ],
+)
+def test_broken_html_never_raises(broken: str):
+    page = parse_html(broken, "http://a.example/")
+    assert page.url == "http://a.example/"
+    if "好" in broken:
+        assert [link.url for link in page.links] == ["http://ok.example/"]
+
+
+@pytest.mark.parametrize(
+    ("body", "content_type", "text", "encoding"),
+    [
+        ("<p>足球</p>".encode("gbk"), "text/html; charset=GBK", "<p>足球</p>", "gb18030"),
+        ("<p>镕</p>".encode("gb18030"), "text/html; charset=gb2312", "<p>镕</p>", "gb18030"),
+        (
+            '<meta charset="gb2312"><p>足球</p>'.encode("gbk"),
+            "text/html",
+            '<meta charset="gb2312"><p>足球</p>',
+            "gb18030",
+        ),
+        (  # a stale <meta> label on a UTF-8 page (as in the saved pages)
+            '<meta charset="gb2312"><p>足球新闻</p>'.encode(),
+            None,
+            '<meta charset="gb2312"><p>足球新闻</p>',
+            "utf-8",
+        ),
+        ("\ufeff<p>足球</p>".encode(), "text/html; charset=gbk", "<p>足球</p>", "utf-8"),
+        ("<p>Ünïcode</p>".encode("utf-16"), None, "<p>Ünïcode</p>", "utf-16-le"),
+        (b"<p>caf\xe9</p>", "text/html; charset=iso-8859-1", "<p>café</p>", "cp1252"),
+        (
+            "<p>一段没有任何字符集声明的中文网页内容，用来测试自动检测。</p>".encode("gbk"),
+            None,
+            "<p>一段没有任何字符集声明的中文网页内容，用来测试自动检测。</p>",
+            "gb18030",
+        ),
+    ],
+)
+def test_charset_header_bom_meta_detection(
+    body: bytes, content_type: str | None, text: str, encoding: str
+):
+    from crawler.charset import decode_body
+
+    assert decode_body(body, content_type) == (text, encoding)

@@ -1,0 +1,136 @@
+"""URL canonicalization, scope rules and crawler-trap guards."""
+
+from __future__ import annotations
+
+import pytest
+
+from crawler.urls import canonicalize, host_of, in_scope, registered_domain, trap_reason
+
+
+@pytest.mark.parametrize(
+    ("url", "expected"),
+    [
+        ("HTTP://News.Example.COM:80/a", "http://news.example.com/a"),
+        ("https://example.com:443", "https://example.com/"),
+        ("https://example.com:8443/x", "https://example.com:8443/x"),
+        ("http://example.com/a/./b/../c", "http://example.com/a/c"),
+        ("http://example.com/a/b/..", "http://example.com/a/"),
+        ("http://example.com/page#section", "http://example.com/page"),
+        ("http://example.com/?b=2&a=1", "http://example.com/?a=1&b=2"),
+        ("http://example.com/?utm_source=x&id=5&utm_medium=y", "http://example.com/?id=5"),
+        ("http://example.com/?fbclid=1&gclid=2&spm=3&from=4&x=1", "http://example.com/?x=1"),
+        ("http://example.com/?PHPSESSID=abc&sid=1&JSESSIONID=2", "http://example.com/"),
+        ("http://example.com/shop;jsessionid=AB12?id=1", "http://example.com/shop?id=1"),
+        ("http://example.com/%7euser/%e4%b8%ad", "http://example.com/~user/%E4%B8%AD"),
+        (
+            "http://example.com/中文/页面",
+            "http://example.com/%E4%B8%AD%E6%96%87/%E9%A1%B5%E9%9D%A2",
+        ),
+        ("http://例子.中国/", "http://xn--fsqu00a.xn--fiqs8s/"),
+        ("http://user:pw@example.com/", "http://example.com/"),
+        ("http://example.com./a", "http://example.com/a"),
+        ("http://example.com/a%2Fb", "http://example.com/a%2Fb"),
+        ("http://example.com/100%", "http://example.com/100%25"),
+        ("http://example.com/a b", "http://example.com/a%20b"),
+        ("http://[::1]:8080/x", "http://[::1]:8080/x"),
+        (" http://example.com/\n", "http://example.com/"),
+    ],
+)
+def test_canonical_forms(url: str, expected: str):
+    assert canonicalize(url) == expected
+
+
+def test_every_spelling_of_one_url_is_one_string():
+    spellings = [
+        "http://www.163.com/news/a.html?b=2&a=1",
+        "HTTP://WWW.163.COM:80/news/./a.html?a=1&b=2#top",
+        "http://www.163.com/news/x/../a.html?a=1&utm_campaign=z&b=2",
+    ]
+    assert len({canonicalize(u) for u in spellings}) == 1
+
+
+@pytest.mark.parametrize(
+    ("href", "expected"),
+    [
+        ("b.html", "https://news.example.com/dir/b.html"),
+        ("../up.html", "https://news.example.com/up.html"),
+        ("/root", "https://news.example.com/root"),
+        ("//cdn.example.com/x", "https://cdn.example.com/x"),
+        ("?page=2", "https://news.example.com/dir/page.html?page=2"),
+        ("#frag", "https://news.example.com/dir/page.html"),
+        ("javascript:void(0)", None),
+        ("mailto:editor@example.com", None),
+        ("tel:+86100", None),
+        ("ftp://example.com/file", None),
+        ("http://exa mple.com/", None),
+        ("http://example.com:99999/", None),
+    ],
+)
+def test_relative_references_against_a_base(href: str, expected: str | None):
+    assert canonicalize(href, "https://news.example.com/dir/page.html") == expected
+
+
+def test_hosts_and_registered_domains():
+    assert host_of("https://News.Sina.com.cn:8080/x") == "news.sina.com.cn"
+    assert host_of("not a url") == ""
+    assert registered_domain("news.sina.com.cn") == "sina.com.cn"
+    assert registered_domain("www.bbc.co.uk") == "bbc.co.uk"
+    assert registered_domain("3w.huanqiu.com") == "huanqiu.com"
+    assert registered_domain("127.0.0.1") == "127.0.0.1"
+    assert registered_domain("localhost") == "localhost"
+
+
+def test_scope_rules():
+    seed = "https://news.163.com/"
+    assert in_scope("https://news.163.com/20/a.html", seed, "host")
+    assert in_scope("https://www.news.163.com/x", seed, "host")  # www. ignored
+    assert not in_scope("https://money.163.com/x", seed, "host")
+    assert in_scope("https://money.163.com/x", seed, "domain")
+    assert not in_scope("https://www.sina.com.cn/", seed, "domain")
+    assert in_scope("https://www.sina.com.cn/", seed, "any")
+    assert in_scope("https://www.sina.com.cn/", seed, "host", allow=["sina.com.cn"])
+    assert not in_scope("mailto:x@163.com", seed, "any")
+    with pytest.raises(ValueError, match="scope"):
+        in_scope("https://news.163.com/", seed, "planet")
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "http://example.com/" + "a" * 2100,
+        "http://example.com/" + "/".join(f"d{i}" for i in range(17)),
+        "http://example.com/a/b/a/b/a/b/",
+        "http://example.com/x/x/x/page.html",
+        "http://example.com/s?" + "&".join(f"p{i}=1" for i in range(11)),
+        "http://example.com/calendar/2026/12/",
+        "http://example.com/events/calendar?year=2031&month=1",
+        "http://example.com/cal/1970-01/",
+        "http://example.com/archive/3015/05/",
+        "http://example.com/agenda?date=2026-11-22",
+    ],
+)
+def test_traps_are_recognised(url: str):
+    assert trap_reason(url) is not None
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "https://news.sina.com.cn/c/2019-11-25/doc-iihnzahi3275702.shtml",
+        "http://www.xinhuanet.com/world/2019-12/10/c_1125327450.htm",
+        "https://ol.gamersky.com/news/201909/1220000.shtml",
+        "https://news.163.com/19/0905/10/EO8Q2J5K0001899O.html",
+        "http://example.com/a/b/c/d/e/f?x=1&y=2",
+        "https://baijiahao.baidu.com/s?id=1646796218135408573&wfr=spider&for=pc",
+    ],
+)
+def test_normal_news_urls_are_not_traps(url: str):
+    assert trap_reason(url) is None
+
+
+def test_infinite_calendar_links_are_all_traps():
+    """Following "next month" from a calendar page is refused at the first link."""
+    links = [
+        f"http://example.com/calendar?year={2026 + i // 12}&month={i % 12 + 1}" for i in range(60)
+    ]
+    assert all(trap_reason(link) for link in links)
