@@ -1,0 +1,561 @@
+"""Accounts: registration, login with throttling, email verification, password reset
+(emailed link or SMS code), profile, webhook secret, and per-device API tokens.
+
+Every function that changes data commits. Links in emails point at the web pages
+``VERIFY_PATH`` and ``RESET_PATH`` with ``?token=…``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import logging
+import secrets
+from datetime import timedelta
+from typing import Any
+from urllib.parse import urlencode
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+from email_validator import EmailNotValidError, validate_email
+from sqlalchemy.exc import IntegrityError
+from sqlmodel import Session, col, select
+
+from app import crud
+from app.core.config import Settings
+from app.core.security import (
+    hash_password,
+    hash_token,
+    needs_rehash,
+    new_token,
+    sign,
+    unsign,
+    verify_password,
+)
+from app.models import PUSH_MODES, ApiToken, ProfileUpdate, ResetCode, User, utcnow
+from app.services import throttle
+from app.services.errors import Conflict, Invalid, NotFound, Unauthorized
+from app.services.urlcheck import guard, normalize_url, run_sync
+
+logger = logging.getLogger(__name__)
+
+VERIFY_PATH = "/verify-email"
+RESET_PATH = "/reset-password"
+VERIFY_MAX_AGE = 3 * 24 * 3600
+RESET_MAX_AGE = 2 * 3600
+LOGIN_WINDOW = timedelta(minutes=15)
+MAX_ACCOUNT_FAILURES = 5
+MAX_IP_FAILURES = 20
+SMS_CODE_TTL = timedelta(minutes=10)
+SMS_CODE_ATTEMPTS = 5
+SMS_SENDS_PER_WINDOW = 3
+TOKEN_TOUCH_INTERVAL = timedelta(minutes=1)
+LANGUAGES = ("zh", "en")
+MIN_PASSWORD = 8
+MAX_PASSWORD = 256
+
+_DUMMY_HASH = hash_password("timing-equaliser-not-a-password")
+
+
+# --- validation helpers ----------------------------------------------------------------------
+
+
+def clean_email(email: str) -> str:
+    """The normalised address (lowercase), or Invalid with the reason."""
+    try:
+        info = validate_email((email or "").strip(), check_deliverability=False)
+    except EmailNotValidError as exc:
+        raise Invalid(str(exc), code="invalid_email", details={"field": "email"}) from exc
+    return info.normalized.lower()
+
+
+def check_password(password: str) -> None:
+    if len(password) < MIN_PASSWORD:
+        raise Invalid(
+            f"The password must be at least {MIN_PASSWORD} characters.",
+            code="weak_password",
+            details={"field": "password"},
+        )
+    if "\x00" in password:
+        raise Invalid(
+            "The password cannot contain NUL characters.",
+            code="invalid_password",
+            details={"field": "password"},
+        )
+    if len(password) > MAX_PASSWORD:
+        raise Invalid(
+            f"The password must be at most {MAX_PASSWORD} characters.",
+            code="invalid_password",
+            details={"field": "password"},
+        )
+
+
+def _hhmm(value: str, field: str) -> str:
+    parts = value.strip().split(":")
+    if len(parts) == 2 and all(p.isdigit() for p in parts):
+        hour, minute = int(parts[0]), int(parts[1])
+        if 0 <= hour < 24 and 0 <= minute < 60:
+            return f"{hour:02d}:{minute:02d}"
+    raise Invalid(
+        f"{field} must be a time of day as HH:MM (00:00–23:59).",
+        code="invalid_time",
+        details={"field": field},
+    )
+
+
+# --- registration and login ------------------------------------------------------------------
+
+
+def register_user(
+    session: Session, *, email: str, password: str, language: str | None = None
+) -> User:
+    """Create an unverified account; Conflict when the address is taken."""
+    email = clean_email(email)
+    check_password(password)
+    if language is not None and language not in LANGUAGES:
+        raise Invalid("language must be zh or en.", details={"field": "language"})
+    if crud.get_user_by_email(session, email=email) is not None:
+        raise Conflict(
+            f"An account for {email} already exists.",
+            code="email_taken",
+            details={"field": "email"},
+        )
+    user = User(email=email, password_hash=hash_password(password), language=language or "zh")
+    session.add(user)
+    try:
+        session.commit()
+    except IntegrityError as exc:
+        session.rollback()
+        raise Conflict(
+            f"An account for {email} already exists.",
+            code="email_taken",
+            details={"field": "email"},
+        ) from exc
+    session.refresh(user)
+    logger.info("registered user %s", user.id)
+    return user
+
+
+def authenticate(session: Session, *, email: str, password: str, ip: str | None) -> User:
+    """The user with these credentials.
+
+    Throttled after MAX_ACCOUNT_FAILURES failures for the account or MAX_IP_FAILURES from
+    the IP inside LOGIN_WINDOW; Unauthorized on wrong credentials or a disabled account.
+    """
+    address = (email or "").strip().lower()
+    acct_key = f"login:acct:{address}"
+    ip_key = f"login:ip:{ip or 'unknown'}"
+    message = "Too many failed logins. Please wait a few minutes and try again."
+    throttle.check(
+        session, acct_key, limit=MAX_ACCOUNT_FAILURES, window=LOGIN_WINDOW, message=message
+    )
+    throttle.check(session, ip_key, limit=MAX_IP_FAILURES, window=LOGIN_WINDOW, message=message)
+    user = session.exec(select(User).where(User.email == address)).first()
+    ok = verify_password(user.password_hash if user else _DUMMY_HASH, password)
+    if user is None or not ok or not user.is_active:
+        throttle.record(session, acct_key, ip_key, window=LOGIN_WINDOW)
+        session.commit()
+        raise Unauthorized("Wrong email or password.", code="bad_credentials")
+    throttle.clear(session, acct_key)
+    if needs_rehash(user.password_hash):
+        user.password_hash = hash_password(password)
+        session.add(user)
+    session.commit()
+    return user
+
+
+def change_password(
+    session: Session, user: User, *, current_password: str, new_password: str
+) -> None:
+    """Set a new password after checking the current one (invalidates reset links)."""
+    if not verify_password(user.password_hash, current_password):
+        raise Unauthorized(
+            "The current password is wrong.",
+            code="bad_credentials",
+            details={"field": "current_password"},
+        )
+    check_password(new_password)
+    user.password_hash = hash_password(new_password)
+    session.add(user)
+    session.commit()
+
+
+# --- email verification ----------------------------------------------------------------------
+
+
+def make_email_verification_token(settings: Settings, user: User) -> str:
+    return sign(
+        settings.effective_secret_key(), "verify-email", {"uid": user.id, "email": user.email}
+    )
+
+
+def verify_email(session: Session, settings: Settings, token: str) -> User:
+    """Mark the address verified; Invalid when the link is forged, expired or outdated."""
+    payload = unsign(settings.effective_secret_key(), "verify-email", token, VERIFY_MAX_AGE)
+    user = _user_from_payload(session, payload)
+    if user is None or not isinstance(payload, dict) or payload.get("email") != user.email:
+        raise Invalid("This verification link is invalid or has expired.", code="invalid_token")
+    if user.email_verified_at is None:
+        user.email_verified_at = utcnow()
+        session.add(user)
+        session.commit()
+    return user
+
+
+def send_verification_email(settings: Settings, user: User) -> None:
+    """Email the verification link to the user (in the user's language)."""
+    link = _link(settings, VERIFY_PATH, make_email_verification_token(settings, user))
+    _send_template(settings, user, "verify", email=user.email, link=link)
+
+
+# --- password reset --------------------------------------------------------------------------
+
+
+def _password_fingerprint(user: User) -> str:
+    return hashlib.sha256(user.password_hash.encode()).hexdigest()[:24]
+
+
+def make_password_reset_token(settings: Settings, user: User) -> str:
+    """A link token bound to the current password hash: it dies once the password changes."""
+    return sign(
+        settings.effective_secret_key(),
+        "password-reset",
+        {"uid": user.id, "ph": _password_fingerprint(user)},
+    )
+
+
+def request_password_reset(session: Session, settings: Settings, *, email: str) -> None:
+    """Email a single-use, expiring reset link. Silent for unknown addresses."""
+    address = (email or "").strip().lower()
+    user = session.exec(select(User).where(User.email == address)).first()
+    if user is None or not user.is_active:
+        logger.info("password reset requested for an unknown address")
+        return
+    link = _link(settings, RESET_PATH, make_password_reset_token(settings, user))
+    hours = max(1, RESET_MAX_AGE // 3600)
+    _send_template(settings, user, "reset", email=user.email, link=link, hours=hours)
+
+
+def reset_password(session: Session, settings: Settings, *, token: str, new_password: str) -> User:
+    """Set a new password from an emailed link (each link works once)."""
+    payload = unsign(settings.effective_secret_key(), "password-reset", token, RESET_MAX_AGE)
+    user = _user_from_payload(session, payload)
+    if (
+        user is None
+        or not isinstance(payload, dict)
+        or not hmac.compare_digest(str(payload.get("ph", "")), _password_fingerprint(user))
+    ):
+        raise Invalid("This reset link is invalid, expired or already used.", code="invalid_token")
+    check_password(new_password)
+    user.password_hash = hash_password(new_password)
+    session.add(user)
+    throttle.clear(session, f"login:acct:{user.email}")
+    session.commit()
+    return user
+
+
+def sms_reset_available(settings: Settings) -> bool:
+    """True when an SMS channel is configured for reset codes."""
+    return settings.sms_provider != "none"
+
+
+def _code_hash(settings: Settings, user_id: int, code: str) -> str:
+    key = settings.effective_secret_key().encode()
+    return hmac.new(key, f"{user_id}:{code}".encode(), hashlib.sha256).hexdigest()
+
+
+def request_sms_reset(session: Session, settings: Settings, *, email: str) -> None:
+    """Text a 6-digit reset code to the account's phone. Silent for unknown addresses or
+    accounts without a phone; Throttled after SMS_SENDS_PER_WINDOW sends in LOGIN_WINDOW."""
+    if not sms_reset_available(settings):
+        raise Invalid("Password reset by SMS is not available.", code="sms_unavailable")
+    address = (email or "").strip().lower()
+    user = session.exec(select(User).where(User.email == address)).first()
+    if user is None or not user.phone or not user.is_active or user.id is None:
+        logger.info("SMS reset requested for an unknown address or an account without phone")
+        return
+    key = f"sms-reset:{user.id}"
+    throttle.check(
+        session,
+        key,
+        limit=SMS_SENDS_PER_WINDOW,
+        window=LOGIN_WINDOW,
+        message="Too many codes requested. Please wait a few minutes.",
+    )
+    code = f"{secrets.randbelow(1_000_000):06d}"
+    # a new code replaces the older ones
+    for old in list(
+        session.exec(
+            select(ResetCode).where(ResetCode.user_id == user.id, col(ResetCode.used_at).is_(None))
+        )
+    ):
+        old.used_at = utcnow()
+        session.add(old)
+    session.add(
+        ResetCode(
+            user_id=user.id,
+            code_hash=_code_hash(settings, user.id, code),
+            expires_at=utcnow() + SMS_CODE_TTL,
+        )
+    )
+    throttle.record(session, key, window=LOGIN_WINDOW)
+    session.commit()
+    minutes = int(SMS_CODE_TTL.total_seconds() // 60)
+    text = (
+        f"Timely Push password reset code: {code} (valid {minutes} min)"
+        if user.language == "en"
+        else f"及时推重置密码验证码：{code}（{minutes} 分钟内有效）"
+    )
+    _send_sms(settings, user.phone, text)
+
+
+def reset_password_with_code(
+    session: Session, settings: Settings, *, email: str, code: str, new_password: str
+) -> User:
+    """Set a new password with an SMS code (single use, expiring, SMS_CODE_ATTEMPTS tries)."""
+    bad = Invalid("The code is wrong or has expired.", code="invalid_code")
+    address = (email or "").strip().lower()
+    user = session.exec(select(User).where(User.email == address)).first()
+    if user is None or user.id is None:
+        raise bad
+    row = session.exec(
+        select(ResetCode)
+        .where(ResetCode.user_id == user.id, col(ResetCode.used_at).is_(None))
+        .order_by(col(ResetCode.id).desc())
+    ).first()
+    if row is None or row.expires_at <= utcnow() or row.attempts >= SMS_CODE_ATTEMPTS:
+        raise bad
+    if not hmac.compare_digest(row.code_hash, _code_hash(settings, user.id, code.strip())):
+        row.attempts += 1
+        session.add(row)
+        session.commit()
+        raise bad
+    check_password(new_password)
+    row.used_at = utcnow()
+    user.password_hash = hash_password(new_password)
+    session.add_all([row, user])
+    throttle.clear(session, f"login:acct:{user.email}")
+    session.commit()
+    return user
+
+
+# --- profile ---------------------------------------------------------------------------------
+
+
+def update_profile(session: Session, user: User, data: ProfileUpdate) -> User:
+    """Apply the fields set in ``data``; a new email address must be verified again."""
+    changes: dict[str, Any] = data.model_dump(exclude_unset=True)
+    if "email" in changes:
+        if changes["email"] is None:
+            raise Invalid("email cannot be empty.", details={"field": "email"})
+        email = clean_email(changes.pop("email"))
+        if email != user.email:
+            other = crud.get_user_by_email(session, email=email)
+            if other is not None and other.id != user.id:
+                raise Conflict(
+                    f"An account for {email} already exists.",
+                    code="email_taken",
+                    details={"field": "email"},
+                )
+            user.email = email
+            user.email_verified_at = None
+    if "timezone" in changes:
+        tz = (changes["timezone"] or "").strip()
+        try:
+            ZoneInfo(tz)
+        except (ZoneInfoNotFoundError, ValueError) as exc:
+            raise Invalid(
+                f"Unknown time zone {tz!r} (use a name like Asia/Shanghai).",
+                code="invalid_timezone",
+                details={"field": "timezone"},
+            ) from exc
+        changes["timezone"] = tz
+    if "language" in changes and changes["language"] not in LANGUAGES:
+        raise Invalid("language must be zh or en.", details={"field": "language"})
+    if "push_mode" in changes and changes["push_mode"] not in PUSH_MODES:
+        raise Invalid(
+            f"push_mode must be one of {', '.join(PUSH_MODES)}.", details={"field": "push_mode"}
+        )
+    if "digest_time" in changes:
+        changes["digest_time"] = _hhmm(changes["digest_time"] or "", "digest_time")
+    for field in ("quiet_start", "quiet_end"):
+        if changes.get(field):
+            changes[field] = _hhmm(changes[field], field)
+        elif field in changes:
+            changes[field] = None
+    if "phone" in changes:
+        changes["phone"] = _clean_phone(changes["phone"])
+    if changes.get("webhook_url"):
+        url = normalize_url(changes["webhook_url"], field="webhook_url")
+        run_sync(guard(_settings(), url, field="webhook_url"))
+        changes["webhook_url"] = url
+        user.webhook_disabled_at = None
+    elif "webhook_url" in changes:
+        changes["webhook_url"] = None
+    for field in ("language", "push_mode"):
+        if field in changes and changes[field] is None:
+            changes.pop(field)
+    for field in ("email_enabled", "sms_enabled", "webhook_enabled", "digest_when_empty"):
+        if field in changes and changes[field] is None:
+            changes.pop(field)
+    user.sqlmodel_update(changes)
+    if user.sms_enabled and not user.phone:
+        raise Invalid("Add a phone number to receive SMS.", details={"field": "phone"})
+    if user.webhook_enabled and not user.webhook_url:
+        raise Invalid("Add a webhook URL to enable webhooks.", details={"field": "webhook_url"})
+    session.add(user)
+    try:
+        session.commit()
+    except IntegrityError as exc:
+        session.rollback()
+        raise Conflict("That email address is taken.", code="email_taken") from exc
+    session.refresh(user)
+    return user
+
+
+def _clean_phone(phone: str | None) -> str | None:
+    if not phone or not phone.strip():
+        return None
+    cleaned = "".join(ch for ch in phone if ch.isdigit() or ch == "+")
+    digits = cleaned.lstrip("+")
+    if not digits.isdigit() or not 6 <= len(digits) <= 15 or "+" in cleaned[1:]:
+        raise Invalid(
+            "Enter the phone number with country code, e.g. +8613800138000.",
+            code="invalid_phone",
+            details={"field": "phone"},
+        )
+    return cleaned
+
+
+def rotate_webhook_secret(session: Session, user: User) -> str:
+    """A new webhook signing secret. Shown once; stored as is because signing needs it."""
+    secret = "whsec_" + secrets.token_urlsafe(32)
+    user.webhook_secret = secret
+    session.add(user)
+    session.commit()
+    return secret
+
+
+# --- API tokens ------------------------------------------------------------------------------
+
+
+def issue_token(session: Session, user: User, *, name: str) -> tuple[str, ApiToken]:
+    """A new bearer token for a device: (plaintext, shown once; the stored row, hashed)."""
+    if user.id is None:
+        raise NotFound("No such user.")
+    name = "".join(ch for ch in (name or "") if ch.isprintable())
+    plaintext = new_token("tp")
+    row = ApiToken(
+        user_id=user.id,
+        name=(name or "device").strip()[:100] or "device",
+        token_hash=hash_token(plaintext),
+    )
+    session.add(row)
+    session.commit()
+    session.refresh(row)
+    return plaintext, row
+
+
+def list_tokens(session: Session, user: User) -> list[ApiToken]:
+    """The user's tokens that still work, newest first."""
+    return list(
+        session.exec(
+            select(ApiToken)
+            .where(ApiToken.user_id == user.id, col(ApiToken.revoked_at).is_(None))
+            .order_by(col(ApiToken.created_at).desc(), col(ApiToken.id).desc())
+        )
+    )
+
+
+def get_token(session: Session, user: User, token_id: int) -> ApiToken:
+    """One of the user's active tokens; NotFound for other users' or revoked tokens."""
+    row = session.get(ApiToken, token_id)
+    if row is None or row.user_id != user.id or row.revoked_at is not None:
+        raise NotFound("No such token.", code="token_not_found")
+    return row
+
+
+def revoke_token(session: Session, user: User, token_id: int) -> ApiToken:
+    """Revoke one of the user's tokens; NotFound for other users' or revoked tokens."""
+    row = get_token(session, user, token_id)
+    row.revoked_at = utcnow()
+    session.add(row)
+    session.commit()
+    return row
+
+
+def user_for_token(session: Session, token: str) -> User | None:
+    """The active user a bearer token belongs to, or None (unknown, revoked, expired)."""
+    if not token:
+        return None
+    found = session.exec(
+        select(ApiToken, User)
+        .join(User, col(User.id) == ApiToken.user_id)
+        .where(ApiToken.token_hash == hash_token(token))
+    ).first()
+    if found is None:
+        return None
+    row, user = found
+    now = utcnow()
+    if row.revoked_at is not None or not user.is_active:
+        return None
+    if row.expires_at is not None and row.expires_at <= now:
+        return None
+    if row.last_used_at is None or now - row.last_used_at >= TOKEN_TOUCH_INTERVAL:
+        row.last_used_at = now
+        session.add(row)
+        session.commit()
+    return user
+
+
+# --- plumbing --------------------------------------------------------------------------------
+
+
+def _user_from_payload(session: Session, payload: object) -> User | None:
+    if not isinstance(payload, dict) or not isinstance(payload.get("uid"), int):
+        return None
+    user = session.get(User, payload["uid"])
+    if user is None or not user.is_active:
+        return None
+    return user
+
+
+def _link(settings: Settings, path: str, token: str) -> str:
+    return f"{settings.base_url.rstrip('/')}{path}?{urlencode({'token': token})}"
+
+
+def _settings() -> Settings:
+    from app.core.config import get_settings
+
+    return get_settings()
+
+
+def _send_template(settings: Settings, user: User, template: str, **context: object) -> None:
+    """Render an account email template (verify, reset) and hand it to the mailer."""
+    from app.services.mailer import render_account_email
+
+    subject, text, html = render_account_email(template, user.language, **context)
+    _send_email(settings, user.email, subject, text, html)
+
+
+def _send_email(
+    settings: Settings, to: str, subject: str, text: str, html: str | None = None
+) -> None:
+    """Send an account email now (SMTP when configured, else a logged warning)."""
+    from app.services.mailer import send_account_email
+
+    send_account_email(settings, to, subject, text, html)
+
+
+def _send_sms(settings: Settings, phone: str, text: str) -> None:
+    """Send an account SMS through the configured provider."""
+    from app.services.channels import ChannelNotConfigured, sms_channel
+    from push import Message
+
+    try:
+        channel = sms_channel(settings)
+    except ChannelNotConfigured as exc:
+        raise Invalid("Password reset by SMS is not available.", code="sms_unavailable") from exc
+    message = Message(subject="", text=text, id="acct_sms_" + secrets.token_hex(12))
+    result = run_sync(channel.send(message, phone))
+    if not result.ok:
+        logger.error("account SMS failed: %s", result.error)

@@ -1,0 +1,302 @@
+"""Concerns ("关注"): a seed URL plus keywords, owned by one user, crawled through a shared Site.
+
+Keyword rules (``normalize_keywords``): a string is split on commas and list punctuation —
+``,`` ``，`` ``、`` ``;`` ``；`` and line breaks — but not on spaces, so English phrases such
+as "machine learning" stay one keyword; each keyword is NFKC-folded (full-width letters and
+digits become ASCII), inner whitespace collapsed and trimmed; duplicates are dropped
+case-insensitively, keeping the first spelling.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import unicodedata
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from sqlmodel import Session, col, select
+
+from app.core.config import Settings, get_settings
+from app.models import (
+    PUSH_MODES,
+    STRATEGIES,
+    Concern,
+    ConcernCreate,
+    ConcernPublic,
+    ConcernUpdate,
+    Site,
+    User,
+    utcnow,
+)
+from app.services import sites
+from app.services.errors import Invalid, NotFound
+from app.services.urlcheck import check_seed_url
+
+logger = logging.getLogger(__name__)
+
+MAX_KEYWORDS = 20
+MAX_KEYWORD_CHARS = 50
+MAX_CONCERNS_PER_USER = 200
+MAX_PARAMS = 20
+_SPLIT = re.compile(r"[,，、;；\n\r]+")
+_SPACES = re.compile(r"\s+")
+
+
+def normalize_keywords(
+    value: str | Sequence[str] | None, *, field: str = "keywords", allow_empty: bool = False
+) -> list[str]:
+    """The cleaned keyword list, or Invalid with a message naming the problem."""
+    if value is None:
+        items: Iterable[str] = []
+    elif isinstance(value, str):
+        items = [value]
+    else:
+        items = value
+    result: list[str] = []
+    seen: set[str] = set()
+    for item in items:
+        if not isinstance(item, str):
+            raise Invalid(f"{field} must be text.", details={"field": field})
+        for raw in _SPLIT.split(unicodedata.normalize("NFKC", item)):
+            word = _SPACES.sub(" ", raw).strip().strip("\"'“”‘’")
+            if any(unicodedata.category(ch) == "Cc" for ch in word):
+                raise Invalid(
+                    f"{field} cannot contain control characters.", details={"field": field}
+                )
+            if not word:
+                continue
+            if len(word) > MAX_KEYWORD_CHARS:
+                raise Invalid(
+                    f"“{word[:20]}…” is longer than {MAX_KEYWORD_CHARS} characters; "
+                    "use shorter keywords.",
+                    code="keyword_too_long",
+                    details={"field": field},
+                )
+            folded = word.casefold()
+            if folded not in seen:
+                seen.add(folded)
+                result.append(word)
+    if not result and not allow_empty:
+        raise Invalid(
+            "Enter at least one keyword (separate several with commas).",
+            code="no_keywords",
+            details={"field": field},
+        )
+    if len(result) > MAX_KEYWORDS:
+        raise Invalid(
+            f"At most {MAX_KEYWORDS} keywords per concern ({len(result)} given).",
+            code="too_many_keywords",
+            details={"field": field},
+        )
+    return result
+
+
+def _check_choices(strategy: str | None, scope: str | None, push_mode: str | None) -> None:
+    if strategy is not None and strategy not in STRATEGIES:
+        raise Invalid(
+            f"Unknown strategy {strategy!r}; choose one of {', '.join(STRATEGIES)}.",
+            details={"field": "strategy"},
+        )
+    if scope is not None and scope not in sites.SCOPES:
+        raise Invalid("scope must be host, domain or any.", details={"field": "scope"})
+    if push_mode is not None and push_mode not in PUSH_MODES:
+        raise Invalid(
+            f"push_mode must be one of {', '.join(PUSH_MODES)}.", details={"field": "push_mode"}
+        )
+
+
+def _check_params(params: dict[str, float]) -> dict[str, float]:
+    if len(params) > MAX_PARAMS:
+        raise Invalid(f"At most {MAX_PARAMS} strategy parameters.", details={"field": "params"})
+    for name, value in params.items():
+        bad_name = not name or len(name) > 40 or not name.isprintable()
+        if bad_name or value != value or abs(value) > 1e9:
+            raise Invalid(f"Bad strategy parameter {name!r}.", details={"field": "params"})
+    return dict(params)
+
+
+def create_concern(
+    session: Session,
+    user: User,
+    data: ConcernCreate,
+    *,
+    probe: bool = True,
+    settings: Settings | None = None,
+) -> Concern:
+    """Validate and save a new concern, attach its shared site and schedule a visit now.
+
+    The seed URL gets https:// when it has no scheme, must pass the SSRF guard and (with
+    ``probe``) answer a HEAD/GET; each failure is an Invalid with a message for the user.
+    """
+    settings = settings or get_settings()
+    keywords = normalize_keywords(data.keywords)
+    exclude = normalize_keywords(data.exclude, field="exclude", allow_empty=True)
+    synonyms = normalize_keywords(data.synonyms, field="synonyms", allow_empty=True)
+    _check_choices(data.strategy, data.scope, data.push_mode)
+    params = _check_params(data.params)
+    count = len(session.exec(select(Concern.id).where(Concern.owner_id == user.id)).all())
+    if count >= MAX_CONCERNS_PER_USER:
+        raise Invalid(
+            f"You already have {MAX_CONCERNS_PER_USER} concerns; delete some first.",
+            code="too_many_concerns",
+        )
+    seed_url = check_seed_url(settings, data.seed_url, probe_it=probe)
+    assert user.id is not None
+    concern = Concern(
+        owner_id=user.id,
+        seed_url=seed_url,
+        keywords=keywords,
+        exclude=exclude,
+        synonyms=synonyms,
+        strategy=data.strategy,
+        params=params,
+        scope=data.scope,
+        priority=data.priority,
+        max_pages=data.max_pages,
+        push_mode=data.push_mode,
+        enabled=data.enabled,
+    )
+    session.add(concern)
+    session.flush()
+    site = sites.attach_site(session, concern)
+    if concern.enabled:
+        sites.check_now(session, site)
+    session.commit()
+    session.refresh(concern)
+    logger.info("concern %s of user %s on site %s", concern.id, user.id, site.id)
+    return concern
+
+
+def list_concerns(session: Session, user: User) -> list[Concern]:
+    """The user's concerns, newest first."""
+    return list(
+        session.exec(
+            select(Concern)
+            .where(Concern.owner_id == user.id)
+            .order_by(col(Concern.created_at).desc(), col(Concern.id).desc())
+        )
+    )
+
+
+def get_concern(session: Session, user: User, concern_id: int) -> Concern:
+    """The user's concern; NotFound for a missing one or someone else's."""
+    concern = session.get(Concern, concern_id)
+    if concern is None or concern.owner_id != user.id:
+        raise NotFound("No such concern.", code="concern_not_found")
+    return concern
+
+
+def update_concern(
+    session: Session,
+    user: User,
+    concern_id: int,
+    data: ConcernUpdate,
+    *,
+    probe: bool = True,
+    settings: Settings | None = None,
+) -> Concern:
+    """Apply the fields set in ``data``; a new seed or scope moves the concern to its site."""
+    concern = get_concern(session, user, concern_id)
+    changes: dict[str, Any] = data.model_dump(exclude_unset=True)
+    for field in ("strategy", "scope", "priority", "max_pages", "enabled", "params"):
+        if field in changes and changes[field] is None:
+            changes.pop(field)
+    _check_choices(changes.get("strategy"), changes.get("scope"), changes.get("push_mode"))
+    if "keywords" in changes:
+        changes["keywords"] = normalize_keywords(changes["keywords"])
+    for field in ("exclude", "synonyms"):
+        if field in changes:
+            changes[field] = normalize_keywords(changes[field], field=field, allow_empty=True)
+    if "params" in changes:
+        changes["params"] = _check_params(changes["params"])
+    if changes.get("seed_url") is not None:
+        new_seed = changes["seed_url"].strip()
+        if new_seed != concern.seed_url:
+            changes["seed_url"] = check_seed_url(
+                settings or get_settings(), new_seed, probe_it=probe
+            )
+        else:
+            changes.pop("seed_url")
+    else:
+        changes.pop("seed_url", None)
+    moved = ("seed_url" in changes and changes["seed_url"] != concern.seed_url) or (
+        "scope" in changes and changes["scope"] != concern.scope
+    )
+    if "keywords" in changes and changes["keywords"] != concern.keywords:
+        concern.learned_terms = {}  # learned from the old topic
+    concern.sqlmodel_update(changes)
+    concern.updated_at = utcnow()
+    session.add(concern)
+    if moved:
+        site = sites.attach_site(session, concern)
+        if concern.enabled:
+            sites.check_now(session, site)
+    session.commit()
+    session.refresh(concern)
+    return concern
+
+
+def set_enabled(session: Session, user: User, concern_id: int, enabled: bool) -> Concern:
+    concern = get_concern(session, user, concern_id)
+    concern.enabled = enabled
+    concern.updated_at = utcnow()
+    session.add(concern)
+    session.commit()
+    session.refresh(concern)
+    return concern
+
+
+def pause_concern(session: Session, user: User, concern_id: int) -> Concern:
+    """Stop crawling for this concern (its matches stay)."""
+    return set_enabled(session, user, concern_id, False)
+
+
+def resume_concern(session: Session, user: User, concern_id: int) -> Concern:
+    """Crawl for this concern again."""
+    return set_enabled(session, user, concern_id, True)
+
+
+def delete_concern(session: Session, user: User, concern_id: int) -> None:
+    """Delete the concern and (by cascade) its matches; the shared site stays."""
+    concern = get_concern(session, user, concern_id)
+    session.delete(concern)
+    session.commit()
+
+
+def check_now(session: Session, user: User, concern_id: int) -> Concern:
+    """Schedule a visit of the concern's site right away."""
+    concern = get_concern(session, user, concern_id)
+    found = session.get(Site, concern.site_id) if concern.site_id else None
+    site = found if found is not None else sites.attach_site(session, concern)
+    sites.check_now(session, site)
+    session.commit()
+    session.refresh(concern)
+    return concern
+
+
+def to_public(session: Session, concerns: Sequence[Concern]) -> list[ConcernPublic]:
+    """Public views with the site's next visit time and revisit level (one query for sites)."""
+    site_ids = {c.site_id for c in concerns if c.site_id is not None}
+    by_id: dict[int, Site] = {}
+    if site_ids:
+        for site in session.exec(select(Site).where(col(Site.id).in_(site_ids))):
+            assert site.id is not None
+            by_id[site.id] = site
+    result = []
+    for concern in concerns:
+        shared = by_id.get(concern.site_id) if concern.site_id is not None else None
+        result.append(
+            ConcernPublic.model_validate(
+                concern,
+                update={
+                    "next_visit_at": shared.next_visit_at if shared else None,
+                    "revisit_level": shared.level if shared else None,
+                },
+            )
+        )
+    return result
+
+
+def concern_public(session: Session, concern: Concern) -> ConcernPublic:
+    return to_public(session, [concern])[0]

@@ -1,0 +1,494 @@
+"""One site visit: ``crawl_site(site_id)`` — one crawl for every concern on the site.
+
+1. Lock the site (Redis or the database row, with expiry: see ``app.services.locks``).
+2. Build one topic profile per enabled concern and their union for the crawl.
+3. With a stored ETag / Last-Modified, ask the seed first with a conditional GET: a 304 is
+   an unchanged visit and costs one request.
+4. Crawl (resuming from ``sites.checkpoint`` if a previous worker died mid-crawl); each page
+   is written in its own transaction — Page, Links, and per-concern Matches with the
+   delivery outbox rows (``delivery.enqueue_for_matches``) — so a kill loses nothing and a
+   retry doubles nothing.
+5. Write the CrawlRun row and the site's revisit state (policy from settings; "changed" =
+   the visit found new in-scope pages).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import math
+import random
+import time
+from datetime import timedelta
+from typing import Any
+
+from sqlalchemy import func, update
+from sqlalchemy.engine import Engine
+from sqlmodel import Session, col, select
+
+from app import metrics
+from app.core.config import Settings, get_settings
+from app.core.db import get_engine
+from app.models import Concern, CrawlRun, Match, Page, Site, utcnow
+from app.services import revisit
+from app.services.crawl_store import (
+    ConcernScorer,
+    insert_links,
+    load_recent_simhashes,
+    match_page,
+    upsert_page,
+)
+from app.services.locks import site_lock
+
+logger = logging.getLogger(__name__)
+
+K_CACHE_SECONDS = 300.0
+CHECKPOINT_EVERY = 20
+"""Pages between two saved crawl checkpoints (and lock renewals)."""
+_k_cache: dict[str, tuple[float, float]] = {}
+
+
+def crawl_site(
+    site_id: int,
+    *,
+    settings: Settings | None = None,
+    engine: Engine | None = None,
+    client: Any = None,
+) -> dict[str, Any]:
+    """Visit one site now if no other worker is; returns a summary (``status`` …)."""
+    settings = settings or get_settings()
+    engine = engine or get_engine()
+    _warm_up()
+    lock = site_lock(
+        site_id, engine=engine, redis_url=settings.redis_url, ttl=settings.crawl_lock_seconds
+    )
+    if not lock.acquire():
+        logger.info("site %s is being crawled by another worker; skipped", site_id)
+        return {"site_id": site_id, "status": "locked"}
+    try:
+        return _visit(site_id, settings, engine, lock, client)
+    finally:
+        lock.release()
+
+
+def _warm_up() -> None:
+    """Load the tokenizer's dictionary (seconds, once per process) before taking a lock."""
+    from crawler import TopicProfile
+
+    TopicProfile.from_keywords(["预热"])
+
+
+def _profiles(concerns: list[Concern]) -> list[ConcernScorer]:
+    from crawler import TopicProfile
+
+    scorers = []
+    for c in concerns:
+        base = TopicProfile.from_keywords(c.keywords, c.synonyms, c.exclude, params=c.params)
+        if c.learned_terms:
+            base = TopicProfile(
+                base.keywords,
+                base.synonyms,
+                base.exclude,
+                learned=dict(c.learned_terms),
+                params=dict(c.params),
+            )
+        method = "fish" if c.strategy == "fish" else "kp"
+        scorers.append(ConcernScorer(concern=c, profile=base, method=method))
+    return scorers
+
+
+def crawl_config(settings: Settings, site: Site, concerns: list[Concern]) -> Any:
+    """The CrawlConfig of one visit: settings for fetching, the concerns for the budget."""
+    from crawler import CrawlConfig, FetchConfig
+
+    fetch = FetchConfig(
+        user_agent=settings.user_agent,
+        concurrency=settings.crawl_concurrency,
+        per_host=settings.crawl_per_host,
+        delay=settings.crawl_delay,
+        total_timeout=settings.crawl_timeout,
+        read_timeout=min(settings.crawl_timeout, 20.0),
+        max_bytes=settings.crawl_max_bytes,
+        proxy=settings.proxy,
+        allowlist=tuple(settings.allowlist),
+    )
+    strategies = [c.strategy for c in concerns]
+    strategy = max(set(strategies), key=strategies.count)
+    params: dict[str, float] = {}
+    for c in concerns:
+        params.update(c.params or {})
+    return CrawlConfig(
+        max_pages=max(c.max_pages for c in concerns),
+        time_limit=settings.crawl_time_limit,
+        scope=site.scope,
+        strategy=strategy,
+        params=params,
+        fetch=fetch,
+        checkpoint_every=CHECKPOINT_EVERY,
+    )
+
+
+def _visit(
+    site_id: int, settings: Settings, engine: Engine, lock: Any, client: Any
+) -> dict[str, Any]:
+    with Session(engine, expire_on_commit=False) as session:
+        site = session.get(Site, site_id)
+        if site is None:
+            return {"site_id": site_id, "status": "missing"}
+        concerns = list(
+            session.exec(
+                select(Concern).where(Concern.site_id == site_id, col(Concern.enabled).is_(True))
+            )
+        )
+        if not concerns:
+            site.next_visit_at = None
+            session.add(site)
+            session.commit()
+            return {"site_id": site_id, "status": "idle"}
+        scorers = _profiles(concerns)
+        for s in scorers:
+            s.recent_simhashes = load_recent_simhashes(session, s.concern.id or 0)
+        config = crawl_config(settings, site, concerns)
+        # we hold the lock, so a run still "running" belongs to a worker that died
+        session.exec(
+            update(CrawlRun)
+            .where(col(CrawlRun.site_id) == site_id, col(CrawlRun.status) == "running")
+            .values(status="interrupted", finished_at=utcnow())
+        )
+        run = CrawlRun(site_id=site_id, strategy=config.strategy, status="running")
+        session.add(run)
+        session.commit()
+        resume = (site.checkpoint or {}).get("crawl")
+    started = time.perf_counter()
+    state = _RunState()
+    error: str | None = None
+    try:
+        asyncio.run(
+            _crawl(
+                site,
+                scorers,
+                config,
+                resume,
+                engine,
+                lock,
+                state,
+                client=client,
+                lock_ttl=settings.crawl_lock_seconds,
+                feed_signal=settings.revisit_feed_signal,
+            )
+        )
+    except Exception as exc:  # the crawl failed as a whole (seed refused …): record it
+        from crawler import CrawlerError
+
+        if not isinstance(exc, CrawlerError):
+            raise
+        error = f"{type(exc).__name__}: {exc}"[:2000]
+        logger.warning("site %s crawl failed: %s", site_id, error)
+    elapsed = time.perf_counter() - started
+    changed = state.pages_new > 0
+    summary = _finish(site_id, run.id or 0, settings, engine, state, changed, error, elapsed)
+    metrics.CRAWLS.labels(status=summary["status"]).inc()
+    return summary
+
+
+class _RunState:
+    def __init__(self) -> None:
+        self.pages_fetched = 0
+        self.pages_new = 0
+        self.pages_matched = 0
+        self.matches = 0
+        self.errors = 0
+        self.error_kinds: dict[str, int] = {}
+        self.not_modified = False
+        self.harvest: list[list[int]] = []
+        self.seed_etag: str | None = None
+        self.seed_feeds: list[str] = []
+        self.feed: dict[str, Any] | None = None
+        self.signal = "crawl"
+        self.retry_after: float | None = None
+        self.seed_last_modified: str | None = None
+        self.checkpoint: dict[str, Any] | None = None
+        self.extended_at = time.monotonic()
+
+
+def _kind(error: str) -> str:
+    head = error.split(":", 1)[0].strip()
+    return head if head.isidentifier() else "other"
+
+
+async def _crawl(
+    site: Site,
+    scorers: list[ConcernScorer],
+    config: Any,
+    resume: dict[str, Any] | None,
+    engine: Engine,
+    lock: Any,
+    state: _RunState,
+    *,
+    client: Any = None,
+    lock_ttl: float = 900.0,
+    feed_signal: bool = True,
+) -> None:
+    from crawler import Fetcher, TopicProfile, crawl
+
+    merged = TopicProfile.merged([s.profile for s in scorers])
+    async with Fetcher(config.fetch, client=client) as fetcher:
+        if not resume and feed_signal and site.feed_url:
+            if await _feed_unchanged(fetcher, site, engine, state):
+                return
+        elif not resume and (site.etag or site.last_modified):
+            try:
+                seed = await fetcher.fetch(
+                    site.seed_url, etag=site.etag, last_modified=site.last_modified
+                )
+            except Exception as exc:
+                state.retry_after = getattr(exc, "retry_after", None)
+                raise
+            if seed.not_modified:
+                state.not_modified = True
+                state.signal = "seed-304"
+                state.pages_fetched = 1
+                return
+
+        def on_checkpoint(checkpoint: dict[str, Any]) -> None:
+            # the engine counts the page it is about to yield as done: persist the state only
+            # once that page is stored, so a kill in between loses nothing
+            state.checkpoint = checkpoint
+
+        events = crawl(
+            [site.seed_url],
+            merged,
+            config,
+            fetcher=fetcher,
+            checkpoint=resume,
+            on_checkpoint=on_checkpoint,
+        )
+        async for event in events:
+            if event.page is not None and not event.error:
+                _store(engine, site, scorers, event, state)
+            elif event.error:
+                state.errors += 1
+                kind = _kind(event.error)
+                state.error_kinds[kind] = state.error_kinds.get(kind, 0) + 1
+                metrics.FETCH_ERRORS.labels(kind=kind).inc()
+            if state.checkpoint is not None:
+                _save_checkpoint(engine, site.id or 0, state.checkpoint)
+                state.checkpoint = None
+            if time.monotonic() - state.extended_at > lock_ttl / 3:
+                state.extended_at = time.monotonic()
+                if not lock.extend():
+                    logger.warning("site %s: lost the crawl lock", site.id)
+
+
+async def _feed_unchanged(fetcher: Any, site: Site, engine: Engine, state: _RunState) -> bool:
+    """The cheap change signal: the site's feed answers 304, or lists only known pages.
+
+    One request instead of a crawl. A feed that cannot be fetched says nothing: crawl.
+    """
+    from crawler import FetchError
+
+    saved = (site.checkpoint or {}).get("feed") or {}
+    try:
+        feed = await fetcher.fetch(
+            site.feed_url, etag=saved.get("etag"), last_modified=saved.get("last_modified")
+        )
+    except FetchError as exc:
+        logger.info("site %s: feed %s unavailable (%s); crawling", site.id, site.feed_url, exc)
+        state.retry_after = getattr(exc, "retry_after", None)
+        return False
+    state.feed = {
+        "etag": feed.etag or saved.get("etag"),
+        "last_modified": feed.last_modified or saved.get("last_modified"),
+    }
+    items = sorted({link.url[:2048] for link in feed.links})
+    unchanged = feed.not_modified
+    if not unchanged and items:
+        with Session(engine) as session:
+            known = session.exec(
+                select(func.count()).select_from(Page).where(col(Page.canonical_url).in_(items))
+            ).one()
+        unchanged = int(known) >= len(items)
+    if unchanged:
+        state.not_modified = True
+        state.pages_fetched = 1
+        state.signal = "feed"
+    return bool(unchanged)
+
+
+def _store(
+    engine: Engine, site: Site, scorers: list[ConcernScorer], event: Any, state: _RunState
+) -> None:
+    """Write one page and its matches in one transaction (the outbox rides along)."""
+    page = event.page
+    state.pages_fetched += 1
+    metrics.PAGES.inc()
+    if event.depth == 0 and not page.is_feed:
+        state.seed_etag, state.seed_last_modified = page.etag, page.last_modified
+        state.seed_feeds = list(page.feeds)
+    if page.not_modified:
+        return
+    with Session(engine, expire_on_commit=False) as session:
+        row, is_new, _changed = upsert_page(session, page, site.id or 0)
+        insert_links(session, row.id or 0, page.links)
+        created = match_page(session, row, page, scorers)
+        if created:
+            _enqueue(session, created)
+        session.commit()
+    if is_new:
+        state.pages_new += 1
+    if created:
+        state.pages_matched += 1
+        state.matches += len(created)
+        metrics.MATCHES.inc(len(created))
+    if state.pages_fetched % 10 == 0 and len(state.harvest) < 200:
+        state.harvest.append([state.pages_fetched, state.pages_matched])
+
+
+def _enqueue(session: Session, matches: list[Match]) -> None:
+    try:
+        from app.services import delivery
+    except ImportError:  # the push service is optional in a partial install
+        logger.warning(
+            "app.services.delivery is not available; %d matches not queued", len(matches)
+        )
+        return
+    delivery.enqueue_for_matches(session, matches)
+
+
+def _save_checkpoint(engine: Engine, site_id: int, checkpoint: dict[str, Any]) -> None:
+    with Session(engine) as session:
+        site = session.get(Site, site_id)
+        if site is not None:
+            site.checkpoint = {**(site.checkpoint or {}), "crawl": checkpoint}
+            session.add(site)
+            session.commit()
+
+
+def budget_constant(session: Session, settings: Settings) -> float:
+    """``K = Σ √(w·λ̂) / B`` over all sites with enabled concerns (cached a few minutes)."""
+    key = settings.sqlalchemy_url
+    cached = _k_cache.get(key)
+    if cached and time.monotonic() - cached[1] < K_CACHE_SECONDS:
+        return cached[0]
+    prio = (
+        select(col(Concern.site_id), func.max(Concern.priority))
+        .where(col(Concern.enabled).is_(True))
+        .group_by(col(Concern.site_id))
+    )
+    priorities = {sid: p for sid, p in session.exec(prio) if sid is not None}
+    rows = session.exec(select(col(Site.id), col(Site.checkpoint))).all()
+    pairs = [
+        (
+            revisit.priority_weight(priorities[sid]),
+            revisit.Estimate.from_dict((cp or {}).get("revisit")).rate_per_minute(),
+        )
+        for sid, cp in rows
+        if sid in priorities
+    ]
+    budget = settings.revisit_budget_per_day or len(pairs) * 1440.0 / 200.0
+    k = revisit.budget_constant(pairs, budget / 1440.0)
+    _k_cache[key] = (k, time.monotonic())
+    return k
+
+
+def _finish(
+    site_id: int,
+    run_id: int,
+    settings: Settings,
+    engine: Engine,
+    state: _RunState,
+    changed: bool,
+    error: str | None,
+    elapsed: float,
+) -> dict[str, Any]:
+    now = utcnow()
+    with Session(engine, expire_on_commit=False) as session:
+        site = session.get(Site, site_id)
+        run = session.get(CrawlRun, run_id)
+        assert site is not None and run is not None
+        priority = session.exec(
+            select(func.max(Concern.priority)).where(
+                Concern.site_id == site_id, col(Concern.enabled).is_(True)
+            )
+        ).first()
+        k = budget_constant(session, settings) if settings.revisit_policy == "default" else 0.0
+        policy = revisit.make_policy(settings.revisit_policy, k=k)
+        since = (now - site.last_visit_at).total_seconds() / 60.0 if site.last_visit_at else 0.0
+        history = revisit.History(
+            t_minutes=site.revisit_t_minutes,
+            priority=int(priority or 0),
+            estimate=revisit.Estimate.from_dict((site.checkpoint or {}).get("revisit")),
+            last_interval_minutes=since,
+        )
+        # server hints are minimum intervals: Retry-After from this visit, and the site's
+        # stored minimum (operators may set one per site)
+        hints = revisit.Hints(
+            retry_after_seconds=state.retry_after, feed_ttl_minutes=site.min_interval_minutes
+        )
+        decision = policy.decide(history, changed, hints)
+        interval = revisit.jittered(decision.interval_minutes, random.Random())  # noqa: S311
+        site.revisit_t_minutes = decision.t_minutes
+        site.level = decision.level
+        site.next_visit_at = now + timedelta(minutes=interval)
+        site.last_visit_at = now
+        site.visits += 1
+        if changed:
+            site.changes += 1
+            site.last_change_at = now
+        if state.seed_etag or state.seed_last_modified:
+            site.etag = (state.seed_etag or "")[:512] or None
+            site.last_modified = (state.seed_last_modified or "")[:128] or None
+        if not site.feed_url and state.seed_feeds:
+            site.feed_url = state.seed_feeds[0][:2048]
+        feed = state.feed or (site.checkpoint or {}).get("feed")
+        site.checkpoint = {"revisit": decision.estimate.to_dict()}
+        if feed:
+            site.checkpoint["feed"] = feed
+        status = "failed" if error else ("not_modified" if state.not_modified else "ok")
+        run.status = status
+        run.finished_at = now
+        run.pages_fetched = state.pages_fetched
+        run.pages_new = state.pages_new
+        run.pages_matched = state.pages_matched
+        run.errors = state.errors
+        run.error = error
+        run.stats = {
+            "elapsed_s": round(elapsed, 3),
+            "matches": state.matches,
+            "changed": changed,
+            "signal": state.signal,
+            "error_kinds": state.error_kinds,
+            "harvest": state.harvest,
+            "harvest_rate": (
+                state.pages_matched / state.pages_fetched if state.pages_fetched else 0.0
+            ),
+            "revisit": {
+                "policy": policy.name,
+                "t_minutes": round(decision.t_minutes, 2),
+                "level": decision.level,
+                "interval_minutes": round(interval, 2),
+                "reason": decision.reason,
+            },
+        }
+        session.add_all([site, run])
+        session.commit()
+    logger.info(
+        "site %s visited: %s, %d pages (%d new, %d matched), next in %.0f min",
+        site_id,
+        status,
+        state.pages_fetched,
+        state.pages_new,
+        state.pages_matched,
+        interval,
+    )
+    return {
+        "site_id": site_id,
+        "status": status,
+        "run_id": run_id,
+        "pages_fetched": state.pages_fetched,
+        "pages_new": state.pages_new,
+        "pages_matched": state.pages_matched,
+        "matches": state.matches,
+        "changed": changed,
+        "next_visit_minutes": interval if math.isfinite(interval) else None,
+    }

@@ -1,0 +1,556 @@
+"""The durable outbox: every notification is a ``Delivery`` row first, then sent by a worker.
+
+Life of a row::
+
+    pending ──claim──▶ sending ──ok──▶ sent
+       ▲                  │ └─permanent / too many attempts──▶ dead
+       └── failed ◀───────┘ (transient: next_attempt_at = now + backoff with jitter)
+
+A claim sets ``status='sending'`` and ``next_attempt_at = now + LEASE`` with a conditional
+UPDATE (rowcount check), so concurrent workers never take the same row. A worker that dies
+after claiming leaves the row in 'sending'; once the lease expires it is claimed again and
+re-sent with the same Message-ID / webhook-id (derived from the idempotency key), so the
+receiver can drop a duplicate and nothing is ever lost.
+
+Idempotency keys: ``i:{user}:{channel}:{match}`` (instant), ``d:{user}:email:{local date}``
+(daily digest), ``n:{user}:email:webhook-gone:{date}`` (notice), ``…:r{n}`` (user resend).
+Fresh instant email/SMS rows of one user that are due together (a burst, or quiet hours
+ending) are merged into one message: the lowest id carries every match, the others are parked
+until it finishes and then share its outcome.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import re
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+from contextlib import AsyncExitStack
+from datetime import datetime, timedelta
+from typing import Any
+
+import httpx
+from sqlalchemy import func, update
+from sqlalchemy.orm import Session as OrmSession
+from sqlmodel import Session, col, select
+
+from app.core.config import Settings, get_settings
+from app.core.db import session_scope
+from app.core.security import unsign
+from app.models import Concern, Delivery, Match, User, utcnow
+from app.services import channels
+from app.services.delivery_compose import (
+    UNSUBSCRIBE_SALT,
+    Composer,
+    load,
+    test_message,
+)
+from app.services.delivery_policy import (
+    DIGEST_MODES,
+    INSTANT_MODES,
+    MAX_ATTEMPTS,
+    backoff,
+    due_digest,
+    effective_mode,
+    quiet_until,
+)
+from push import Channel, DeliveryResult, Message, language, new_secret
+
+logger = logging.getLogger(__name__)
+
+LEASE = timedelta(minutes=5)
+PARK = timedelta(days=7)
+SEND_CONCURRENCY = 16
+MERGEABLE = ("email", "sms")
+UNSUBSCRIBE_MAX_AGE = 10 * 365 * 86400
+RESEND = re.compile(r":r\d+$")
+_table = Delivery.__table__  # type: ignore[attr-defined]
+
+
+# --- enqueue ---------------------------------------------------------------------------------
+
+
+def _targets(user: User) -> list[tuple[str, str]]:
+    """The instant channels the user has turned on, with their addresses."""
+    out = []
+    if user.email_enabled and user.email:
+        out.append(("email", user.email))
+    if user.webhook_enabled and user.webhook_url and user.webhook_disabled_at is None:
+        out.append(("webhook", user.webhook_url))
+    if user.sms_enabled and user.phone:
+        out.append(("sms", user.phone))
+    return out
+
+
+def _row(
+    key: str, user_id: int, channel: str, target: str, now: datetime, **kw: Any
+) -> dict[str, Any]:
+    row: dict[str, Any] = {
+        "idempotency_key": key,
+        "user_id": user_id,
+        "match_id": None,
+        "match_ids": [],
+        "digest_date": None,
+        "kind": "instant",
+        "channel": channel,
+        "target": target[:2048],
+        "status": "pending",
+        "attempts": 0,
+        "next_attempt_at": now,
+        "last_error": None,
+        "sent_at": None,
+        "created_at": now,
+    }
+    row.update(kw)
+    return row
+
+
+def _insert_ignore(session: OrmSession, rows: Sequence[dict[str, Any]]) -> int:
+    """Insert outbox rows, skipping keys that exist already (INSERT … ON CONFLICT DO NOTHING)."""
+    if not rows:
+        return 0
+    from sqlalchemy.dialects import postgresql, sqlite
+
+    dialect = postgresql if session.get_bind().dialect.name == "postgresql" else sqlite
+    inserted = 0
+    conn = session.connection()
+    for i in range(0, len(rows), 200):
+        stmt = dialect.insert(_table).values(list(rows[i : i + 200]))
+        stmt = stmt.on_conflict_do_nothing(index_elements=["idempotency_key"])
+        inserted += len(conn.execute(stmt.returning(_table.c.id)).all())
+    return inserted
+
+
+def enqueue_for_matches(session: Session, matches: Iterable[Match]) -> int:
+    """Write instant deliveries for new matches, inside the caller's (crawl) transaction.
+
+    One row per match × channel the user turned on, when the concern's (or user's) push mode
+    is instant or both; during quiet hours the row waits until they end. Returns rows added.
+    """
+    matches = list(matches)
+    if not matches:
+        return 0
+    session.flush()
+    now = utcnow()
+    user_ids = {m.user_id for m in matches}
+    users = {u.id: u for u in session.exec(select(User).where(col(User.id).in_(user_ids)))}
+    concern_ids = {m.concern_id for m in matches}
+    concerns = {
+        c.id: c for c in session.exec(select(Concern).where(col(Concern.id).in_(concern_ids)))
+    }
+    rows = []
+    for m in matches:
+        user = users.get(m.user_id)
+        if user is None or user.id is None or m.id is None or not user.is_active:
+            continue
+        if effective_mode(user, concerns.get(m.concern_id)) not in INSTANT_MODES:
+            continue
+        when = quiet_until(user, now) or now
+        for channel, target in _targets(user):
+            key = f"i:{user.id}:{channel}:{m.id}"
+            rows.append(_row(key, user.id, channel, target, when, match_id=m.id, match_ids=[m.id]))
+    added = _insert_ignore(session, rows)
+    logger.info("outbox: %d instant deliveries for %d matches", added, len(matches))
+    return added
+
+
+def enqueue_due_digests(now: datetime | None = None) -> int:
+    """Write the daily digest row of every user whose local digest time has passed.
+
+    The digest of local date D covers matches created between the digest times of D-1 and D,
+    from concerns in digest or both mode. Nothing is written when there is nothing new, unless
+    the user asked for a "nothing today" mail. Returns the number of rows added.
+    """
+    now = now or utcnow()
+    with session_scope() as session:
+        users = session.exec(
+            select(User).where(col(User.is_active).is_(True), col(User.email_enabled).is_(True))
+        ).all()
+        due = {u.id: due_digest(u, now) for u in users if u.id is not None}
+        if not due:
+            return 0
+        dates = {d.isoformat() for d, _, _ in due.values()}
+        existing = set(
+            session.exec(
+                select(Delivery.idempotency_key).where(
+                    Delivery.kind == "digest", col(Delivery.digest_date).in_(dates)
+                )
+            ).all()
+        )
+
+        def key(uid: int) -> str:
+            return f"d:{uid}:email:{due[uid][0].isoformat()}"
+
+        todo = [u for u in users if u.id is not None and key(u.id) not in existing]
+        if not todo:
+            return 0
+        # users sharing a window (same timezone and digest time) are queried together
+        windows: dict[tuple[datetime, datetime], list[int]] = defaultdict(list)
+        for u in todo:
+            if u.id is not None:
+                windows[(due[u.id][1], due[u.id][2])].append(u.id)
+        by_user: dict[int, list[tuple[int, str | None]]] = defaultdict(list)
+        for (lo, hi), ids in windows.items():
+            for i in range(0, len(ids), 900):
+                q = (
+                    select(Match.id, Match.user_id, Concern.push_mode)
+                    .join(Concern, col(Concern.id) == Match.concern_id)
+                    .where(
+                        col(Match.user_id).in_(ids[i : i + 900]),
+                        col(Match.deleted_at).is_(None),
+                        col(Match.created_at) > lo,
+                        col(Match.created_at) <= hi,
+                    )
+                )
+                for mid, uid, mode in session.exec(q):
+                    if mid is not None:
+                        by_user[uid].append((mid, mode))
+        rows = []
+        for user in todo:
+            assert user.id is not None
+            day = due[user.id][0]
+            picked = [
+                mid
+                for mid, mode in by_user.get(user.id, [])
+                if (mode or user.push_mode) in DIGEST_MODES
+            ]
+            if not picked and not (user.digest_when_empty and user.push_mode in DIGEST_MODES):
+                continue
+            rows.append(
+                _row(
+                    key(user.id),
+                    user.id,
+                    "email",
+                    user.email,
+                    now,
+                    kind="digest",
+                    digest_date=day.isoformat(),
+                    match_ids=sorted(picked),
+                )
+            )
+        added = _insert_ignore(session, rows)
+    logger.info("outbox: %d digests due", added)
+    return added
+
+
+# --- claim, send, record ---------------------------------------------------------------------
+
+
+def _claim(limit: int, now: datetime) -> list[Delivery]:
+    """Take up to ``limit`` due rows for this worker (pending, failed, or lease expired)."""
+    with session_scope() as session:
+        q = (
+            select(Delivery.id, Delivery.status)
+            .where(
+                col(Delivery.status).in_(("pending", "failed", "sending")),
+                col(Delivery.next_attempt_at) <= now,
+            )
+            .order_by(col(Delivery.next_attempt_at), col(Delivery.id))
+            .limit(limit)
+        )
+        if session.get_bind().dialect.name == "postgresql":
+            q = q.with_for_update(skip_locked=True)
+        candidates = [row_id for row_id, _ in session.exec(q).all()]
+        if not candidates:
+            return []
+        # one conditional UPDATE: a row another worker took meanwhile no longer matches
+        claim = (
+            update(_table)
+            .where(
+                _table.c.id.in_(candidates),
+                _table.c.status.in_(("pending", "failed", "sending")),
+                _table.c.next_attempt_at <= now,
+            )
+            .values(status="sending", attempts=_table.c.attempts + 1, next_attempt_at=now + LEASE)
+            .returning(_table.c.id)
+        )
+        claimed = [row_id for (row_id,) in session.connection().execute(claim)]
+        if not claimed:
+            return []
+        rows = list(session.exec(select(Delivery).where(col(Delivery.id).in_(claimed))).all())
+        rows.sort(key=lambda r: r.id or 0)
+        return _merge(session, rows, now)
+
+
+def _merge(session: Session, rows: list[Delivery], now: datetime) -> list[Delivery]:
+    """Merge fresh instant email/SMS rows of one user × channel into the lowest-id row.
+
+    Only rows never tried before are merged (a row already sent once must keep its content,
+    since its Message-ID is fixed), and user resends are never merged.
+    """
+    groups: dict[tuple[int, str], list[Delivery]] = defaultdict(list)
+    keep: list[Delivery] = []
+    for row in rows:
+        fresh = row.attempts == 1 and not RESEND.search(row.idempotency_key)
+        if row.kind == "instant" and row.channel in MERGEABLE and fresh:
+            groups[(row.user_id, row.channel)].append(row)
+        else:
+            keep.append(row)
+    for group in groups.values():
+        primary, rest = group[0], group[1:]
+        keep.append(primary)
+        if not rest:
+            continue
+        ids: set[int] = set(primary.match_ids)
+        for other in rest:
+            ids.update(other.match_ids)
+            other.next_attempt_at = now + PARK
+            other.last_error = f"merged into delivery {primary.id}"
+            session.add(other)
+        primary.match_ids = sorted(ids)
+        session.add(primary)
+    keep.sort(key=lambda r: r.id or 0)
+    return keep
+
+
+def _wanted(row: Delivery, user: User | None) -> str | None:
+    """Why the row must not be sent any more (the user changed their settings), or None."""
+    if user is None or not user.is_active:
+        return "user is gone or inactive"
+    if row.kind not in ("instant", "digest"):
+        return None
+    if row.channel == "email" and not user.email_enabled:
+        return "email turned off by the user"
+    if row.channel == "webhook" and (not user.webhook_enabled or user.webhook_disabled_at):
+        return "webhook turned off"
+    if row.channel == "sms" and not user.sms_enabled:
+        return "SMS turned off by the user"
+    return None
+
+
+async def _send_all(
+    settings: Settings, jobs: list[tuple[Delivery, Message, str | None]]
+) -> dict[int, DeliveryResult]:
+    """Send every (row, message, webhook secret) concurrently; never raises."""
+    results: dict[int, DeliveryResult] = {}
+    gate = asyncio.Semaphore(SEND_CONCURRENCY)
+    async with AsyncExitStack() as stack:
+        client = await stack.enter_async_context(httpx.AsyncClient(follow_redirects=False))
+        cache: dict[str, Channel | Exception] = {}
+
+        async def channel_for(row: Delivery, secret: str | None) -> Channel:
+            name = f"webhook:{secret}" if row.channel == "webhook" else row.channel
+            if name not in cache:
+                try:
+                    if row.channel == "email":
+                        email = channels.email_channel(settings)
+                        cache[name] = await stack.enter_async_context(email)
+                    elif row.channel == "sms":
+                        cache[name] = channels.sms_channel(settings, client=client)
+                    else:
+                        cache[name] = channels.webhook_channel(
+                            settings, secret or "", client=client
+                        )
+                except Exception as exc:
+                    cache[name] = exc
+            found = cache[name]
+            if isinstance(found, Exception):
+                raise found
+            return found
+
+        async def one(row: Delivery, message: Message, secret: str | None) -> None:
+            assert row.id is not None
+            async with gate:
+                try:
+                    channel = await channel_for(row, secret)
+                    results[row.id] = await channel.send(message, row.target)
+                except channels.ChannelNotConfigured as exc:
+                    logger.warning("delivery %s not sent: %s", row.id, exc)
+                    results[row.id] = DeliveryResult(ok=False, error=str(exc)[:500])
+                except Exception as exc:  # a broken channel must not sink the whole batch
+                    logger.exception("delivery %s: channel %s failed", row.id, row.channel)
+                    results[row.id] = DeliveryResult(ok=False, error=f"{exc}"[:500])
+
+        await asyncio.gather(*(one(r, m, s) for r, m, s in jobs))
+    return results
+
+
+def _compose(
+    settings: Settings, rows: list[Delivery]
+) -> tuple[list[tuple[Delivery, Message, str | None]], dict[int, str]]:
+    """Messages for the claimed rows, and the rows to drop with the reason why."""
+    jobs: list[tuple[Delivery, Message, str | None]] = []
+    dropped: dict[int, str] = {}
+    with session_scope() as session:
+        loaded = load(session, rows)
+        composer = Composer(settings, loaded)
+        for row in rows:
+            assert row.id is not None
+            user = loaded.users.get(row.user_id)
+            reason = _wanted(row, user)
+            if reason is None:
+                try:
+                    message = composer.compose(row)
+                except Exception as exc:
+                    logger.exception("delivery %s could not be composed", row.id)
+                    message, reason = None, f"could not build the message: {exc}"[:500]
+                if message is None:
+                    reason = reason or "nothing left to send"
+            if reason is not None or message is None:
+                dropped[row.id] = reason or "nothing left to send"
+                continue
+            secret = None
+            if row.channel == "webhook" and user is not None:
+                if not user.webhook_secret:
+                    user.webhook_secret = new_secret()
+                    session.add(user)
+                secret = user.webhook_secret
+            jobs.append((row, message, secret))
+    return jobs, dropped
+
+
+def _record(
+    rows: list[Delivery], results: dict[int, DeliveryResult], dropped: dict[int, str]
+) -> int:
+    """Store each outcome; returns the number of rows sent."""
+    now = utcnow()
+    sent_ids: list[int] = []
+    with session_scope() as session:
+        conn = session.connection()
+        for row in rows:
+            assert row.id is not None
+            result = results.get(row.id)
+            values: dict[str, Any]
+            if row.id in dropped:
+                values = {"status": "dead", "last_error": dropped[row.id]}
+            elif result is None:
+                continue
+            elif result.ok:
+                sent_ids.append(row.id)
+                values = {"status": "sent"}
+            elif result.permanent or row.attempts >= MAX_ATTEMPTS:
+                values = {"status": "dead", "last_error": (result.error or "failed")[:2000]}
+            else:
+                values = {
+                    "status": "failed",
+                    "last_error": (result.error or "failed")[:2000],
+                    "next_attempt_at": now + backoff(row.attempts),
+                }
+            if result is not None and result.gone:
+                _webhook_gone(session, row.user_id, now)
+            if values["status"] != "sent":
+                conn.execute(update(_table).where(_table.c.id == row.id).values(**values))
+            final = values["status"] in ("sent", "dead")
+            if final and row.kind == "instant" and len(row.match_ids) > 1:
+                # the rows merged into this one share its outcome
+                conn.execute(
+                    update(_table)
+                    .where(
+                        _table.c.status == "sending",
+                        _table.c.user_id == row.user_id,
+                        _table.c.last_error == f"merged into delivery {row.id}",
+                    )
+                    .values(
+                        status=values["status"],
+                        sent_at=now if values["status"] == "sent" else None,
+                    )
+                )
+        for i in range(0, len(sent_ids), 900):
+            conn.execute(
+                update(_table)
+                .where(_table.c.id.in_(sent_ids[i : i + 900]))
+                .values(status="sent", sent_at=now, last_error=None)
+            )
+    return len(sent_ids)
+
+
+def _webhook_gone(session: Session, user_id: int, now: datetime) -> None:
+    """The endpoint answered 410: stop using it and tell the user by email (via the outbox)."""
+    user = session.get(User, user_id)
+    if user is None or user.id is None or user.webhook_disabled_at is not None:
+        return
+    user.webhook_disabled_at = now
+    session.add(user)
+    logger.warning("webhook of user %s is gone (410); disabled", user.id)
+    if user.email:
+        key = f"n:{user.id}:email:webhook-gone:{now.date().isoformat()}"
+        _insert_ignore(session, [_row(key, user.id, "email", user.email, now, kind="webhook_gone")])
+
+
+def process_outbox(limit: int = 100, *, now: datetime | None = None) -> int:
+    """Claim, send and record up to ``limit`` due deliveries; returns how many were claimed."""
+    settings = get_settings()
+    rows = _claim(limit, now or utcnow())
+    if not rows:
+        return 0
+    jobs, dropped = _compose(settings, rows)
+    results = channels.run_sync(_send_all(settings, jobs)) if jobs else {}
+    sent = _record(rows, results, dropped)
+    logger.info("outbox: %d claimed, %d sent, %d dropped", len(rows), sent, len(dropped))
+    return len(rows)
+
+
+# --- user actions ----------------------------------------------------------------------------
+
+
+def resend(session: Session, user: User, delivery_id: int) -> Delivery:
+    """Queue a fresh copy of one of the user's deliveries (a new message, new Message-ID)."""
+    original = session.get(Delivery, delivery_id)
+    if original is None or original.user_id != user.id or user.id is None:
+        raise LookupError(f"delivery {delivery_id} not found")
+    base = RESEND.sub("", original.idempotency_key)
+    count = session.exec(
+        select(func.count())
+        .select_from(Delivery)
+        .where(col(Delivery.idempotency_key).startswith(base + ":r"))
+    ).one()
+    targets = dict(_targets(user))
+    copy = Delivery(
+        idempotency_key=f"{base}:r{count + 1}",
+        user_id=user.id,
+        match_id=original.match_id,
+        match_ids=list(original.match_ids),
+        digest_date=original.digest_date,
+        kind=original.kind,
+        channel=original.channel,
+        target=targets.get(original.channel, original.target),
+        next_attempt_at=utcnow(),
+    )
+    session.add(copy)
+    session.flush()
+    return copy
+
+
+def test_channel(
+    settings: Settings,
+    channel: str,
+    target: str,
+    *,
+    secret: str | None = None,
+    lang: str | None = "zh",
+) -> DeliveryResult:
+    """Send a test message through ``channel`` to ``target`` now (no outbox row)."""
+    message = test_message(settings, channel, language(lang))
+
+    async def go() -> DeliveryResult:
+        async with httpx.AsyncClient(follow_redirects=False) as client:
+            if channel == "email":
+                async with channels.email_channel(settings) as email:
+                    return await email.send(message, target)
+            if channel == "sms":
+                return await channels.sms_channel(settings, client=client).send(message, target)
+            if channel == "webhook":
+                hook = channels.webhook_channel(settings, secret or new_secret(), client=client)
+                return await hook.send(message, target)
+            raise ValueError(f"unknown channel {channel!r}: choose email, webhook or sms")
+
+    try:
+        return channels.run_sync(go())
+    except channels.ChannelNotConfigured as exc:
+        return DeliveryResult(ok=False, permanent=True, error=str(exc))
+
+
+def unsubscribe(session: Session, settings: Settings, token: str) -> User | None:
+    """Turn off notification email for the user named by a signed unsubscribe token."""
+    payload = unsign(settings.effective_secret_key(), UNSUBSCRIBE_SALT, token, UNSUBSCRIBE_MAX_AGE)
+    if not isinstance(payload, dict) or not isinstance(payload.get("u"), int):
+        return None
+    user = session.get(User, payload["u"])
+    if user is None:
+        return None
+    if user.email_enabled:
+        user.email_enabled = False
+        session.add(user)
+        logger.info("user %s unsubscribed from notification email", user.id)
+    return user

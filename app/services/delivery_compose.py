@@ -1,0 +1,240 @@
+"""Turn outbox rows into channel messages (email, webhook JSON, SMS text).
+
+Content is rebuilt from the rows the delivery names, so a retry after a crash sends the same
+message with the same id (Message-ID / webhook-id) derived from the idempotency key.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from urllib.parse import urlsplit
+
+from sqlalchemy import select as sa_select
+from sqlmodel import Session, col, select
+
+from app.core.config import Settings
+from app.core.security import sign
+from app.models import Concern, Delivery, Match, User
+from app.services.channels import renderer
+from push import (
+    DigestItem,
+    Message,
+    build_digest,
+    envelope,
+    fit_sms,
+    language,
+    shorten,
+    stable_id,
+    why,
+)
+
+logger = logging.getLogger(__name__)
+
+UNSUBSCRIBE_SALT = "unsubscribe"
+SNIPPET_CHARS = 240
+
+
+def unsubscribe_token(secret_key: str, user_id: int) -> str:
+    """A signed token naming the user; it never expires on its own (links in old mail work)."""
+    return sign(secret_key, UNSUBSCRIBE_SALT, {"u": user_id, "c": "email"})
+
+
+def unsubscribe_url(settings: Settings, user_id: int, secret_key: str | None = None) -> str:
+    token = unsubscribe_token(secret_key or settings.effective_secret_key(), user_id)
+    return f"{settings.base_url.rstrip('/')}/unsubscribe/{token}"
+
+
+def concern_label(concern: Concern | None) -> str:
+    if concern is None:
+        return "—"
+    host = urlsplit(concern.seed_url).hostname or concern.seed_url
+    words = ", ".join(concern.keywords[:5])
+    return f"{host} · {words}" if words else host
+
+
+@dataclass(frozen=True)
+class MatchView:
+    """The columns of a match a message shows (loaded without ORM overhead)."""
+
+    id: int
+    concern_id: int
+    title: str
+    url: str
+    snippet: str
+    score: float
+    matched_keywords: list[str]
+    created_at: datetime
+
+
+@dataclass
+class Loaded:
+    """Everything the rows of one batch refer to, loaded with a few IN queries."""
+
+    users: dict[int, User]
+    matches: dict[int, MatchView]
+    concerns: dict[int, Concern]
+
+
+_MATCH_COLUMNS = (
+    col(Match.id),
+    col(Match.concern_id),
+    col(Match.title),
+    col(Match.url),
+    col(Match.snippet),
+    col(Match.score),
+    col(Match.matched_keywords),
+    col(Match.created_at),
+)
+
+
+def load(session: Session, rows: Sequence[Delivery]) -> Loaded:
+    user_ids = {r.user_id for r in rows}
+    match_ids: set[int] = set()
+    for r in rows:
+        match_ids.update(r.match_ids or ([] if r.match_id is None else [r.match_id]))
+    users = {u.id: u for u in session.exec(select(User).where(col(User.id).in_(user_ids))) if u.id}
+    matches: dict[int, MatchView] = {}
+    ids = sorted(match_ids)
+    for i in range(0, len(ids), 900):
+        q = sa_select(*_MATCH_COLUMNS).where(
+            col(Match.id).in_(ids[i : i + 900]), col(Match.deleted_at).is_(None)
+        )
+        for values in session.connection().execute(q):
+            view = MatchView(*values)  # type: ignore[arg-type]
+            matches[view.id] = view
+    concern_ids = {m.concern_id for m in matches.values()}
+    concerns = {
+        c.id: c
+        for c in session.exec(select(Concern).where(col(Concern.id).in_(concern_ids)))
+        if c.id
+    }
+    return Loaded(users, matches, concerns)
+
+
+class Composer:
+    """Builds the :class:`push.Message` of a delivery row."""
+
+    def __init__(self, settings: Settings, loaded: Loaded) -> None:
+        self.settings = settings
+        self.loaded = loaded
+        self.base = settings.base_url.rstrip("/")
+        self.secret_key = settings.effective_secret_key()
+
+    def items(self, row: Delivery, lang: str) -> list[DigestItem]:
+        ids = row.match_ids or ([] if row.match_id is None else [row.match_id])
+        out = []
+        for mid in ids:
+            m = self.loaded.matches.get(mid)
+            if m is None:
+                continue
+            concern = self.loaded.concerns.get(m.concern_id)
+            out.append(
+                DigestItem(
+                    match_id=m.id,
+                    concern_id=m.concern_id,
+                    concern=concern_label(concern),
+                    title=m.title or m.url,
+                    url=m.url,
+                    snippet=shorten(m.snippet, SNIPPET_CHARS),
+                    why=why(m.matched_keywords, m.score, lang),
+                    created_at=m.created_at,
+                )
+            )
+        out.sort(key=lambda i: (i.created_at, i.match_id), reverse=True)
+        return out
+
+    def compose(self, row: Delivery) -> Message | None:
+        """The message for ``row``, or None when there is nothing left to send."""
+        user = self.loaded.users.get(row.user_id)
+        if user is None or user.id is None:
+            return None
+        lang = language(user.language)
+        mid = stable_id(row.idempotency_key)
+        if row.kind == "webhook_gone":
+            r = renderer().render(
+                "webhook_gone",
+                lang,
+                url=user.webhook_url or row.target,
+                settings_url=f"{self.base}/settings",
+            )
+            return Message(subject=r.subject, text=r.text, html=r.html, id=mid)
+        items = self.items(row, lang)
+        if row.kind == "digest":
+            return self._digest(row, user, lang, items, mid)
+        if not items:
+            return None
+        if row.channel == "webhook":
+            return self._webhook(items, mid, user)
+        if row.channel == "sms":
+            return self._sms(items, mid, lang)
+        return self._email("instant", user, lang, mid, items=items)
+
+    def _email(self, template: str, user: User, lang: str, mid: str, **ctx: object) -> Message:
+        assert user.id is not None
+        unsub = unsubscribe_url(self.settings, user.id, self.secret_key)
+        r = renderer().render(
+            template, lang, dashboard_url=f"{self.base}/", unsubscribe_url=unsub, **ctx
+        )
+        headers = {
+            "List-Unsubscribe": f"<{unsub}>",
+            "List-Unsubscribe-Post": "List-Unsubscribe=One-Click",
+            "Auto-Submitted": "auto-generated",
+        }
+        return Message(subject=r.subject, text=r.text, html=r.html, headers=headers, id=mid)
+
+    def _digest(
+        self, row: Delivery, user: User, lang: str, items: list[DigestItem], mid: str
+    ) -> Message | None:
+        if not items and not user.digest_when_empty:
+            return None
+        digest = build_digest(items)
+        return self._email("digest", user, lang, mid, digest=digest, date=row.digest_date or "")
+
+    def _webhook(self, items: Iterable[DigestItem], mid: str, user: User) -> Message:
+        item = next(iter(items))
+        m = self.loaded.matches[item.match_id]
+        data = {
+            "id": mid,
+            "match_id": m.id,
+            "concern_id": m.concern_id,
+            "title": m.title,
+            "url": m.url,
+            "snippet": m.snippet,
+            "score": m.score,
+            "matched_keywords": list(m.matched_keywords),
+            "why": item.why,
+            "created_at": m.created_at.isoformat(),
+            "dashboard_url": f"{self.base}/",
+        }
+        return Message(
+            subject=item.title, text=item.url, id=mid, data=envelope("match.created", data)
+        )
+
+    def _sms(self, items: list[DigestItem], mid: str, lang: str) -> Message:
+        brand = "【及时推】" if lang == "zh" else "Timely Push: "
+        if len(items) == 1:
+            text = brand + items[0].title
+            link = items[0].url if len(items[0].url) <= 40 else f"{self.base}/"
+        else:
+            head = f"{len(items)} 条新内容：" if lang == "zh" else f"{len(items)} new: "
+            sep = "；" if lang == "zh" else "; "
+            text = brand + head + sep.join(i.title for i in items)
+            link = f"{self.base}/"
+        return Message(subject=text, text=fit_sms(text, link), id=mid)
+
+
+def test_message(settings: Settings, channel: str, lang: str) -> Message:
+    """A recognisable test message for ``channel``."""
+    import secrets
+
+    mid = "test_" + secrets.token_hex(12)
+    r = renderer().render("test", lang)
+    if channel == "webhook":
+        data = envelope("test", {"id": mid, "message": r.text.strip()})
+        return Message(subject=r.subject, text=r.text, id=mid, data=data)
+    if channel == "sms":
+        return Message(subject=r.subject, text=fit_sms(r.text), id=mid)
+    return Message(subject=r.subject, text=r.text, html=r.html, id=mid)

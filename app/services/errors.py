@@ -1,0 +1,74 @@
+"""The service exception tree. The REST API and the web pages map these to responses.
+
+::
+
+    ServiceError                 (code, message, details)
+    ├── NotFound         404     missing, or owned by someone else (never tell which)
+    ├── Conflict         409     a uniqueness rule (email taken, …)
+    ├── Invalid          422     input a user can fix (bad URL, too many keywords, …)
+    ├── Throttled        429     too many attempts; ``retry_after`` seconds
+    └── Unauthorized     401     wrong credentials, bad or expired token
+
+Messages are written for the person who sees them; ``code`` is a stable machine-readable
+identifier, ``details`` optional structured context (the field in error, …).
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+
+class ServiceError(Exception):
+    """Base of every error a use case reports to its caller."""
+
+    status: ClassVar[int] = 400
+    default_code: ClassVar[str] = "error"
+
+    def __init__(
+        self, message: str, *, code: str | None = None, details: dict[str, Any] | None = None
+    ) -> None:
+        super().__init__(message)
+        self.message = message
+        self.code = code or self.default_code
+        self.details: dict[str, Any] = details or {}
+
+
+class NotFound(ServiceError):
+    status = 404
+    default_code = "not_found"
+
+
+class Conflict(ServiceError):
+    status = 409
+    default_code = "conflict"
+
+
+class Invalid(ServiceError):
+    status = 422
+    default_code = "invalid"
+
+
+class Throttled(ServiceError):
+    status = 429
+    default_code = "throttled"
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        retry_after: int = 60,
+        code: str | None = None,
+        details: dict[str, Any] | None = None,
+    ) -> None:
+        super().__init__(
+            message, code=code, details={"retry_after": retry_after, **(details or {})}
+        )
+        self.retry_after = retry_after
+
+
+class Unauthorized(ServiceError):
+    status = 401
+    default_code = "unauthorized"
+
+
+__all__ = ["Conflict", "Invalid", "NotFound", "ServiceError", "Throttled", "Unauthorized"]

@@ -1,0 +1,353 @@
+"""Matches ("我的消息"): the user's feed with filters, search, read state and soft delete.
+
+The feed is newest first and paged by a keyset cursor on ``(created_at, id)``: a page is
+``WHERE user_id = ? AND deleted_at IS NULL AND (created_at, id) < cursor ORDER BY created_at
+DESC, id DESC LIMIT n``, which the index ``ix_matches_user_feed`` serves without an OFFSET
+scan, so page 1000 costs what page 1 costs. The cursor is opaque to clients.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+from collections.abc import Sequence
+from datetime import UTC, datetime
+from typing import Any, Literal
+
+from sqlalchemy import ColumnElement, and_, exists, func, literal, or_, tuple_, update
+from sqlalchemy import select as sa_select
+from sqlalchemy.dialects.postgresql import JSONB
+from sqlmodel import Session, col, select
+
+from app.models import Concern, Match, MatchPublic, User, UTCDateTime, utcnow
+from app.services.errors import Invalid, NotFound
+
+MAX_LIMIT = 200
+MAX_BULK = 500
+BulkAction = Literal["read", "unread", "delete"]
+
+
+def encode_cursor(match: Match) -> str:
+    assert match.id is not None
+    return _cursor_of(match.created_at, match.id)
+
+
+def _cursor_of(created_at: datetime, ident: int) -> str:
+    raw = json.dumps([created_at.isoformat(), ident], separators=(",", ":"))
+    return base64.urlsafe_b64encode(raw.encode()).decode().rstrip("=")
+
+
+def decode_cursor(cursor: str) -> tuple[datetime, int]:
+    try:
+        padded = cursor + "=" * (-len(cursor) % 4)
+        created, ident = json.loads(base64.urlsafe_b64decode(padded.encode()))
+        when = datetime.fromisoformat(created)
+        if when.tzinfo is None or not isinstance(ident, int) or not 0 <= ident < 2**63:
+            raise ValueError("bad cursor")
+    except (ValueError, TypeError, binascii.Error, UnicodeDecodeError) as exc:
+        raise Invalid(
+            "The cursor is not valid; start again from the first page.",
+            code="invalid_cursor",
+            details={"field": "cursor"},
+        ) from exc
+    return when, ident
+
+
+def _clean_text(value: str | None) -> str | None:
+    """A filter string without NUL bytes (which PostgreSQL text cannot hold)."""
+    return value.replace("\x00", "") if value is not None else None
+
+
+def _aware(value: datetime | None, field: str) -> datetime | None:
+    """``value`` in UTC; a naive datetime is taken as UTC."""
+    if value is None:
+        return None
+    try:
+        if value.tzinfo is None:
+            return value.replace(tzinfo=UTC)
+        return value.astimezone(UTC)
+    except (OverflowError, ValueError) as exc:
+        raise Invalid(f"{field} is out of range.", details={"field": field}) from exc
+
+
+def _like_escape(text: str) -> str:
+    return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+
+
+def _keyword_filter(session: Session, keyword: str) -> ColumnElement[bool]:
+    column = Match.__table__.c.matched_keywords  # type: ignore[attr-defined]
+    if session.get_bind().dialect.name == "postgresql":
+        return column.cast(JSONB).contains([keyword])  # type: ignore[no-any-return]
+    values = func.json_each(column).table_valued("value")
+    return exists().select_from(values).where(values.c.value == keyword)
+
+
+def _site_filter(site: str) -> ColumnElement[bool]:
+    host = site.strip().lower().removeprefix("https://").removeprefix("http://").strip("/")
+    pattern = _like_escape(host)
+    return or_(
+        *(
+            col(Match.url).like(f"{scheme}://{pattern}{tail}", escape="\\")
+            for scheme in ("http", "https")
+            for tail in ("/%", ":%")
+        ),
+        col(Match.url).in_([f"http://{host}", f"https://{host}"]),
+    )
+
+
+def _search_filter(session: Session, q: str) -> ColumnElement[bool]:
+    pattern = f"%{_like_escape(q.strip())}%"
+    if session.get_bind().dialect.name == "postgresql":
+        return or_(
+            col(Match.title).ilike(pattern, escape="\\"),
+            col(Match.snippet).ilike(pattern, escape="\\"),
+        )
+    return or_(
+        col(Match.title).like(pattern, escape="\\"), col(Match.snippet).like(pattern, escape="\\")
+    )
+
+
+def _feed_conditions(
+    session: Session,
+    user: User,
+    *,
+    concern_id: int | None,
+    keyword: str | None,
+    site: str | None,
+    since: datetime | None,
+    until: datetime | None,
+    q: str | None,
+    unread: bool | None,
+    cursor: str | None,
+) -> list[Any]:
+    keyword, site, q = (_clean_text(v) for v in (keyword, site, q))
+    since, until = _aware(since, "since"), _aware(until, "until")
+    conditions: list[Any] = [Match.user_id == user.id, col(Match.deleted_at).is_(None)]
+    if concern_id is not None:
+        conditions.append(Match.concern_id == concern_id)
+    if keyword:
+        conditions.append(_keyword_filter(session, keyword.strip()))
+    if site:
+        conditions.append(_site_filter(site))
+    if since is not None:
+        conditions.append(col(Match.created_at) >= since)
+    if until is not None:
+        conditions.append(col(Match.created_at) < until)
+    if q and q.strip():
+        conditions.append(_search_filter(session, q))
+    if unread is True:
+        conditions.append(col(Match.read_at).is_(None))
+    elif unread is False:
+        conditions.append(col(Match.read_at).is_not(None))
+    if cursor:
+        when, ident = decode_cursor(cursor)
+        conditions.append(
+            tuple_(col(Match.created_at), col(Match.id))
+            < tuple_(literal(when, UTCDateTime()), literal(ident))
+        )
+    return conditions
+
+
+# user_id and deleted_at are constant in every feed query; naming them first lets PostgreSQL
+# walk ix_matches_user_feed backwards (it does not treat IS NULL as an equality for ordering)
+_FEED_ORDER = (
+    col(Match.user_id).desc(),
+    col(Match.deleted_at).desc().nulls_first(),
+    col(Match.created_at).desc(),
+    col(Match.id).desc(),
+)
+
+
+def list_matches(
+    session: Session,
+    user: User,
+    *,
+    concern_id: int | None = None,
+    keyword: str | None = None,
+    site: str | None = None,
+    since: datetime | None = None,
+    until: datetime | None = None,
+    q: str | None = None,
+    unread: bool | None = None,
+    cursor: str | None = None,
+    limit: int = 50,
+) -> tuple[list[Match], str | None]:
+    """One page of the user's feed, newest first, and the cursor of the next page (or None).
+
+    Filters: ``concern_id``; ``keyword`` (one of the matched keywords, exact); ``site`` (a host
+    such as ``news.example.com``); ``since`` ≤ created_at < ``until``; ``q`` (substring of the
+    title or snippet, case-insensitive on PostgreSQL); ``unread`` (True = unread only,
+    False = read only).
+    """
+    limit = max(1, min(limit, MAX_LIMIT))
+    conditions = _feed_conditions(
+        session, user, concern_id=concern_id, keyword=keyword, site=site, since=since,
+        until=until, q=q, unread=unread, cursor=cursor,
+    )  # fmt: skip
+    stmt = select(Match).where(and_(*conditions)).order_by(*_FEED_ORDER).limit(limit + 1)
+    rows = list(session.exec(stmt))
+    next_cursor = encode_cursor(rows[limit - 1]) if len(rows) > limit else None
+    return rows[:limit], next_cursor
+
+
+_PUBLIC_COLUMNS = [
+    Match.__table__.c[name]  # type: ignore[attr-defined]
+    for name in (
+        "id", "concern_id", "page_id", "title", "url", "snippet", "score",
+        "matched_keywords", "explanation", "read_at", "created_at",
+    )
+]  # fmt: skip
+
+
+def list_match_views(
+    session: Session,
+    user: User,
+    *,
+    concern_id: int | None = None,
+    keyword: str | None = None,
+    site: str | None = None,
+    since: datetime | None = None,
+    until: datetime | None = None,
+    q: str | None = None,
+    unread: bool | None = None,
+    cursor: str | None = None,
+    limit: int = 50,
+) -> tuple[list[MatchPublic], str | None]:
+    """``list_matches`` as public views, read as plain rows (no ORM objects): the API's
+    hot path."""
+    limit = max(1, min(limit, MAX_LIMIT))
+    conditions = _feed_conditions(
+        session, user, concern_id=concern_id, keyword=keyword, site=site, since=since,
+        until=until, q=q, unread=unread, cursor=cursor,
+    )  # fmt: skip
+    stmt = (
+        sa_select(*_PUBLIC_COLUMNS).where(and_(*conditions)).order_by(*_FEED_ORDER).limit(limit + 1)
+    )
+    rows = session.connection().execute(stmt).all()
+    views = [
+        MatchPublic.model_construct(
+            id=r.id,
+            concern_id=r.concern_id,
+            page_id=r.page_id,
+            title=r.title,
+            url=r.url,
+            snippet=r.snippet,
+            score=r.score,
+            matched_keywords=r.matched_keywords,
+            explanation=r.explanation,
+            read=r.read_at is not None,
+            created_at=r.created_at,
+        )
+        for r in rows[:limit]
+    ]
+    next_cursor = None
+    if len(rows) > limit:
+        last = rows[limit - 1]
+        next_cursor = _cursor_of(last.created_at, last.id)
+    return views, next_cursor
+
+
+def to_public(match: Match) -> MatchPublic:
+    """The public view (built without re-validating: the row came from our own database)."""
+    assert match.id is not None
+    return MatchPublic.model_construct(
+        id=match.id,
+        concern_id=match.concern_id,
+        page_id=match.page_id,
+        title=match.title,
+        url=match.url,
+        snippet=match.snippet,
+        score=match.score,
+        matched_keywords=match.matched_keywords,
+        explanation=match.explanation,
+        read=match.read_at is not None,
+        created_at=match.created_at,
+    )
+
+
+def get_match(session: Session, user: User, match_id: int) -> Match:
+    """The user's (not deleted) match; NotFound otherwise."""
+    match = session.get(Match, match_id)
+    if match is None or match.user_id != user.id or match.deleted_at is not None:
+        raise NotFound("No such message.", code="match_not_found")
+    return match
+
+
+def set_read(session: Session, user: User, match_id: int, read: bool) -> Match:
+    match = get_match(session, user, match_id)
+    if read and match.read_at is None:
+        match.read_at = utcnow()
+    elif not read:
+        match.read_at = None
+    session.add(match)
+    session.commit()
+    session.refresh(match)
+    return match
+
+
+def mark_read(session: Session, user: User, match_id: int) -> Match:
+    return set_read(session, user, match_id, True)
+
+
+def mark_unread(session: Session, user: User, match_id: int) -> Match:
+    return set_read(session, user, match_id, False)
+
+
+def delete_match(session: Session, user: User, match_id: int) -> None:
+    """Soft delete: the row stays (so the page never matches again) but leaves the feed."""
+    match = get_match(session, user, match_id)
+    match.deleted_at = utcnow()
+    session.add(match)
+    session.commit()
+
+
+def bulk(session: Session, user: User, ids: Sequence[int], action: BulkAction) -> int:
+    """Apply ``action`` to those of ``ids`` that are the user's; the number changed."""
+    if action not in ("read", "unread", "delete"):
+        raise Invalid("action must be read, unread or delete.", details={"field": "action"})
+    unique = sorted(set(ids))
+    if len(unique) > MAX_BULK:
+        raise Invalid(f"At most {MAX_BULK} messages at once.", details={"field": "ids"})
+    if not unique:
+        return 0
+    now = utcnow()
+    where: list[Any] = [
+        col(Match.id).in_(unique),
+        Match.user_id == user.id,
+        col(Match.deleted_at).is_(None),
+    ]
+    values: dict[str, Any]
+    if action == "read":
+        where.append(col(Match.read_at).is_(None))
+        values = {"read_at": now}
+    elif action == "unread":
+        where.append(col(Match.read_at).is_not(None))
+        values = {"read_at": None}
+    else:
+        values = {"deleted_at": now}
+    result = session.exec(
+        update(Match).where(*where).values(**values).execution_options(synchronize_session=False)
+    )
+    session.commit()
+    session.expire_all()
+    return int(result.rowcount or 0)
+
+
+def unread_count(session: Session, user: User, *, concern_id: int | None = None) -> int:
+    """How many messages the user has not read (for badges)."""
+    stmt = select(func.count()).where(
+        Match.user_id == user.id, col(Match.deleted_at).is_(None), col(Match.read_at).is_(None)
+    )
+    if concern_id is not None:
+        stmt = stmt.where(Match.concern_id == concern_id)
+    return int(session.exec(stmt).one())
+
+
+def concern_names(session: Session, user: User) -> dict[int, str]:
+    """Concern id → a short label (seed host and first keywords), for feed filters."""
+    labels: dict[int, str] = {}
+    for concern in session.exec(select(Concern).where(Concern.owner_id == user.id)):
+        assert concern.id is not None
+        labels[concern.id] = f"{concern.seed_url} · {', '.join(concern.keywords[:3])}"
+    return labels

@@ -1,0 +1,84 @@
+"""Sites: the crawl targets shared by every concern with the same seed and scope.
+
+A site is identified by ``scope_key(seed_url, scope)``::
+
+    "<scope>:<host>[:<port>]<path>[?<query>]"
+
+The host is lowercased (IDNA for non-ASCII names), a default port is dropped, the scheme and
+fragment are dropped, an empty path becomes "/". The seed path is part of the key on purpose,
+for every scope: a site visit starts from its one ``seed_url``, so two concerns on different
+sections of one host (``news.example.com/tech`` and ``news.example.com/sports``) stay two sites
+and each keeps its own starting point; everyone watching the same seed shares one crawl.
+``scope`` ("host", "domain", "any") is part of the key because it changes what one visit covers.
+
+These functions flush but do not commit; the calling use case commits.
+"""
+
+from __future__ import annotations
+
+import logging
+from urllib.parse import urlsplit
+
+from sqlalchemy.dialects import postgresql, sqlite
+from sqlmodel import Session, select
+
+from app.models import Concern, Site, utcnow
+from app.services.errors import Invalid
+
+logger = logging.getLogger(__name__)
+
+SCOPES = ("host", "domain", "any")
+_DEFAULT_PORTS = {"http": 80, "https": 443}
+
+
+def scope_key(seed_url: str, scope: str) -> str:
+    """The identity of the site a concern with this seed and scope crawls."""
+    if scope not in SCOPES:
+        raise Invalid("scope must be host, domain or any.", details={"field": "scope"})
+    parts = urlsplit(seed_url.strip())
+    scheme = parts.scheme.lower()
+    host = (parts.hostname or "").rstrip(".")
+    if scheme not in _DEFAULT_PORTS or not host:
+        raise Invalid(f"{seed_url!r} is not an http(s) URL.", details={"field": "seed_url"})
+    try:
+        host = host.encode("idna").decode("ascii").lower()
+    except UnicodeError:
+        host = host.lower()
+    port = parts.port
+    netloc = host if port in (None, _DEFAULT_PORTS[scheme]) else f"{host}:{port}"
+    path = parts.path or "/"
+    query = f"?{parts.query}" if parts.query else ""
+    return f"{scope}:{netloc}{path}{query}"[:2100]
+
+
+def attach_site(session: Session, concern: Concern) -> Site:
+    """Find or create the shared site of ``concern`` and link it (race-safe).
+
+    Two processes adding the first concern for one seed at once both end up with the same
+    row: the insert is ``ON CONFLICT (scope_key) DO NOTHING`` and the row is read back.
+    """
+    key = scope_key(concern.seed_url, concern.scope)
+    site = session.exec(select(Site).where(Site.scope_key == key)).first()
+    if site is None:
+        values = Site(scope_key=key, seed_url=concern.seed_url, scope=concern.scope)
+        row = values.model_dump(exclude={"id"})
+        dialect = session.get_bind().dialect.name
+        insert = postgresql.insert if dialect == "postgresql" else sqlite.insert
+        stmt = insert(Site).values(**row).on_conflict_do_nothing(index_elements=["scope_key"])
+        session.exec(stmt)
+        site = session.exec(select(Site).where(Site.scope_key == key)).one()
+        logger.info("site %s for %s", site.id, key)
+    concern.site_id = site.id
+    session.add(concern)
+    session.flush()
+    return site
+
+
+def check_now(session: Session, site: Site) -> Site:
+    """Ask for a visit as soon as the scheduler next looks (next_visit_at = now)."""
+    now = utcnow()
+    if site.next_visit_at is None or site.next_visit_at > now:
+        site.next_visit_at = now
+        session.add(site)
+        session.flush()
+    return site

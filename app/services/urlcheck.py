@@ -1,0 +1,170 @@
+"""User-supplied URLs: normalise, pass the SSRF guard, probe reachability.
+
+Used for concern seed URLs (guard + probe) and webhook URLs (guard only). The guard is the
+crawler's ``UrlGuard`` (refuses private, loopback, link-local and reserved addresses after DNS
+resolution, except what ``settings.allowlist`` lets through); the probe follows redirects by
+hand so that every hop passes the guard too.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Coroutine
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, TypeVar
+from urllib.parse import urljoin, urlsplit
+
+import httpx
+
+from app.core.config import Settings
+from app.services.errors import Invalid
+
+logger = logging.getLogger(__name__)
+
+T = TypeVar("T")
+
+PROBE_TIMEOUT = 8.0
+MAX_REDIRECTS = 5
+
+
+def run_sync(coro: Coroutine[Any, Any, T]) -> T:
+    """Run a coroutine to completion from synchronous code, inside or outside an event loop."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(coro)
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        return pool.submit(asyncio.run, coro).result()
+
+
+def normalize_url(raw: str, *, field: str = "url") -> str:
+    """``raw`` with a scheme (https:// when missing), validated as an http(s) URL."""
+    url = (raw or "").strip()
+    if not url:
+        raise Invalid("Please enter a URL.", code="invalid_url", details={"field": field})
+    if "://" not in url:
+        url = "https://" + url.lstrip("/")
+    parts = urlsplit(url)
+    if parts.scheme.lower() not in ("http", "https"):
+        raise Invalid(
+            f"Only http:// and https:// addresses can be watched, not {parts.scheme}://.",
+            code="invalid_url",
+            details={"field": field},
+        )
+    try:
+        host = parts.hostname
+        _ = parts.port
+    except ValueError as exc:
+        raise Invalid(
+            f"{raw!r} is not a valid URL: {exc}", code="invalid_url", details={"field": field}
+        ) from exc
+    if not host or any(ch.isspace() or ord(ch) < 32 or ord(ch) == 127 for ch in url):
+        raise Invalid(f"{raw!r} is not a valid URL.", code="invalid_url", details={"field": field})
+    if len(url) > 2048:
+        raise Invalid(
+            "The URL is longer than 2048 characters.", code="invalid_url", details={"field": field}
+        )
+    return url
+
+
+async def guard(settings: Settings, url: str, *, field: str = "url") -> None:
+    """Refuse URLs that resolve to private or otherwise non-public addresses."""
+    from crawler import BlockedURL, FetchError, UrlGuard
+
+    try:
+        await UrlGuard(allowlist=settings.allowlist, resolve=not settings.proxy).check(url)
+    except BlockedURL as exc:
+        raise Invalid(
+            f"This address cannot be used: {exc}", code="blocked_url", details={"field": field}
+        ) from exc
+    except FetchError as exc:  # the host name does not resolve
+        raise Invalid(
+            f"This address cannot be reached: {exc}",
+            code="unreachable",
+            details={"field": field},
+        ) from exc
+
+
+async def probe(settings: Settings, url: str, *, seconds: float = PROBE_TIMEOUT) -> str:
+    """Check ``url`` answers (HEAD, then GET when HEAD is refused); return the final URL.
+
+    Raises Invalid with a message that says what went wrong (DNS, refused, timeout, status).
+    """
+    headers = {"User-Agent": settings.user_agent}
+    async with httpx.AsyncClient(
+        timeout=seconds, follow_redirects=False, proxy=settings.proxy, headers=headers
+    ) as client:
+        current = url
+        for _ in range(MAX_REDIRECTS + 1):
+            await guard(settings, current)
+            response = await _request(client, current)
+            if response.is_redirect and "location" in response.headers:
+                current = urljoin(current, response.headers["location"])
+                continue
+            if response.status_code >= 400:
+                raise Invalid(
+                    f"The site answered {response.status_code} "
+                    f"{response.reason_phrase or ''}".rstrip()
+                    + f" for {current}.",
+                    code="unreachable",
+                    details={"field": "seed_url", "status": response.status_code},
+                )
+            return current
+    raise Invalid(
+        f"Too many redirects (more than {MAX_REDIRECTS}) starting at {url}.",
+        code="unreachable",
+        details={"field": "seed_url"},
+    )
+
+
+async def _request(client: httpx.AsyncClient, url: str) -> httpx.Response:
+    host = urlsplit(url).hostname or url
+    try:
+        response = await client.head(url)
+        if response.status_code in (400, 403, 404, 405, 406, 429, 500, 501):
+            # many servers refuse or mishandle HEAD: ask again with GET, body unread
+            async with client.stream("GET", url) as streamed:
+                return streamed
+        return response
+    except httpx.ConnectTimeout as exc:
+        raise _unreachable(f"Connecting to {host} timed out.") from exc
+    except httpx.TimeoutException as exc:
+        raise _unreachable(f"{host} did not answer in time.") from exc
+    except httpx.ConnectError as exc:
+        raise _unreachable(f"Could not connect to {host}: {_reason(exc)}.") from exc
+    except httpx.HTTPError as exc:
+        raise _unreachable(f"Fetching {url} failed: {_reason(exc)}.") from exc
+
+
+def _reason(exc: Exception) -> str:
+    text = str(exc) or type(exc).__name__
+    return text[:200]
+
+
+def _unreachable(message: str) -> Invalid:
+    return Invalid(message, code="unreachable", details={"field": "seed_url"})
+
+
+def check_seed_url(settings: Settings, raw: str, *, probe_it: bool = True) -> str:
+    """The normalised seed URL after the guard and (optionally) the probe.
+
+    When the user typed no scheme and https:// does not answer, http:// is tried.
+    """
+    url = normalize_url(raw, field="seed_url")
+    had_scheme = "://" in raw
+    if not probe_it:
+        run_sync(guard(settings, url, field="seed_url"))
+        return url
+    try:
+        run_sync(probe(settings, url))
+        return url
+    except Invalid as exc:
+        if had_scheme or exc.code != "unreachable":
+            raise
+        fallback = "http://" + url.removeprefix("https://")
+        try:
+            run_sync(probe(settings, fallback))
+        except Invalid:
+            raise exc from None
+        return fallback

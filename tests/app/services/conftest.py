@@ -1,0 +1,44 @@
+"""Service-test helpers: users, an allowlisted test domain, captured account emails."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from sqlmodel import Session
+
+
+@pytest.fixture
+def allow_test_hosts(monkeypatch: pytest.MonkeyPatch, settings_env: None) -> Iterator[None]:
+    """Let the URL guard accept *.example.com and loopback without DNS."""
+    from app.core.config import get_settings
+
+    monkeypatch.setenv("TIMELYPUSH_URL_ALLOWLIST", ".example.com,example.com,127.0.0.1")
+    get_settings.cache_clear()
+    yield
+    get_settings.cache_clear()
+
+
+@pytest.fixture
+def outbox(monkeypatch: pytest.MonkeyPatch) -> list[dict[str, Any]]:
+    """Account emails and SMS captured instead of sent."""
+    from app.services import accounts
+
+    sent: list[dict[str, Any]] = []
+
+    def fake_email(settings, to, subject, text, html=None):  # type: ignore[no-untyped-def]
+        sent.append({"kind": "email", "to": to, "subject": subject, "text": text})
+
+    def fake_sms(settings, phone, text):  # type: ignore[no-untyped-def]
+        sent.append({"kind": "sms", "to": phone, "text": text})
+
+    monkeypatch.setattr(accounts, "_send_email", fake_email)
+    monkeypatch.setattr(accounts, "_send_sms", fake_sms)
+    return sent
+
+
+def make_user(session: Session, email: str = "alice@example.com", password: str = "correct horse"):  # type: ignore[no-untyped-def]
+    from app.services.accounts import register_user
+
+    return register_user(session, email=email, password=password)

@@ -1,0 +1,259 @@
+"""Accounts: registration, throttled login, verification, reset by link and SMS, tokens."""
+
+from __future__ import annotations
+
+import re
+from datetime import timedelta
+
+import pytest
+from sqlmodel import Session
+
+from app.core.config import get_settings
+from app.models import ApiToken, ProfileUpdate, utcnow
+from app.services import accounts
+from app.services.errors import Conflict, Invalid, NotFound, Throttled, Unauthorized
+from tests.app.services.conftest import make_user
+
+
+def test_register_normalises_email_and_refuses_duplicates(session: Session) -> None:
+    user = accounts.register_user(session, email=" Alice@Example.COM ", password="long enough")
+    assert user.email == "alice@example.com"
+    assert user.password_hash != "long enough"
+    assert user.email_verified_at is None
+    with pytest.raises(Conflict):
+        accounts.register_user(session, email="ALICE@example.com", password="another one")
+    with pytest.raises(Invalid):
+        accounts.register_user(session, email="not-an-email", password="long enough")
+    with pytest.raises(Invalid, match="at least 8"):
+        accounts.register_user(session, email="bob@example.com", password="short")
+
+
+def test_login_succeeds_and_fails_without_saying_which_part_was_wrong(session: Session) -> None:
+    make_user(session)
+    assert (
+        accounts.authenticate(
+            session, email="ALICE@example.com", password="correct horse", ip="10.0.0.1"
+        ).email
+        == "alice@example.com"
+    )
+    with pytest.raises(Unauthorized) as wrong:
+        accounts.authenticate(session, email="alice@example.com", password="nope", ip="10.0.0.1")
+    with pytest.raises(Unauthorized) as unknown:
+        accounts.authenticate(session, email="who@example.com", password="nope", ip="10.0.0.1")
+    assert wrong.value.message == unknown.value.message
+
+
+def test_login_is_throttled_per_account_even_with_the_right_password(session: Session) -> None:
+    make_user(session)
+    for i in range(accounts.MAX_ACCOUNT_FAILURES):
+        with pytest.raises(Unauthorized):
+            accounts.authenticate(
+                session, email="alice@example.com", password="bad", ip=f"10.0.0.{i}"
+            )
+    with pytest.raises(Throttled) as exc:
+        accounts.authenticate(
+            session, email="alice@example.com", password="correct horse", ip="10.9.9.9"
+        )
+    assert 0 < exc.value.retry_after <= 15 * 60 + 1
+
+
+def test_login_is_throttled_per_ip_across_accounts(session: Session) -> None:
+    for i in range(accounts.MAX_IP_FAILURES):
+        with pytest.raises(Unauthorized):
+            accounts.authenticate(session, email=f"u{i}@example.com", password="x", ip="1.2.3.4")
+    make_user(session, "fresh@example.com")
+    with pytest.raises(Throttled):
+        accounts.authenticate(
+            session, email="fresh@example.com", password="correct horse", ip="1.2.3.4"
+        )
+    # another address is not affected
+    assert accounts.authenticate(
+        session, email="fresh@example.com", password="correct horse", ip="5.6.7.8"
+    )
+
+
+def test_successful_login_clears_account_failures(session: Session) -> None:
+    make_user(session)
+    for _ in range(accounts.MAX_ACCOUNT_FAILURES - 1):
+        with pytest.raises(Unauthorized):
+            accounts.authenticate(session, email="alice@example.com", password="bad", ip="9.9.9.9")
+    accounts.authenticate(
+        session, email="alice@example.com", password="correct horse", ip="9.9.9.9"
+    )
+    for _ in range(accounts.MAX_ACCOUNT_FAILURES - 1):
+        with pytest.raises(Unauthorized):
+            accounts.authenticate(session, email="alice@example.com", password="bad", ip="9.9.9.9")
+
+
+def _token_from(text: str) -> str:
+    found = re.search(r"token=([\w.\-%]+)", text)
+    assert found, text
+    from urllib.parse import unquote
+
+    return unquote(found.group(1))
+
+
+def test_email_verification_link(session: Session, outbox: list) -> None:
+    user = make_user(session)
+    settings = get_settings()
+    accounts.send_verification_email(settings, user)
+    assert outbox[0]["to"] == "alice@example.com"
+    token = _token_from(outbox[0]["text"])
+    assert accounts.verify_email(session, settings, token).email_verified_at is not None
+    with pytest.raises(Invalid):
+        accounts.verify_email(session, settings, token + "x")
+
+
+def test_password_reset_link_is_single_use(session: Session, outbox: list) -> None:
+    make_user(session)
+    settings = get_settings()
+    accounts.request_password_reset(session, settings, email="nobody@example.com")
+    assert outbox == []  # no account: silent, nothing sent
+    accounts.request_password_reset(session, settings, email="alice@example.com")
+    token = _token_from(outbox[0]["text"])
+    accounts.reset_password(session, settings, token=token, new_password="brand new pass")
+    assert accounts.authenticate(
+        session, email="alice@example.com", password="brand new pass", ip="1.1.1.1"
+    )
+    with pytest.raises(Invalid, match="already used"):
+        accounts.reset_password(session, settings, token=token, new_password="third password")
+
+
+def test_sms_reset_code_is_hashed_limited_and_single_use(session: Session, outbox: list) -> None:
+    user = make_user(session)
+    accounts.update_profile(session, user, ProfileUpdate(phone="+86 138 0013 8000"))
+    settings = get_settings()
+    accounts.request_sms_reset(session, settings, email="alice@example.com")
+    assert outbox[-1]["to"] == "+8613800138000"
+    code = re.search(r"\d{6}", outbox[-1]["text"]).group(0)  # type: ignore[union-attr]
+    from sqlmodel import select
+
+    from app.models import ResetCode
+
+    stored = session.exec(select(ResetCode)).one()
+    assert code not in stored.code_hash
+    wrong = "000000" if code != "000000" else "111111"
+    with pytest.raises(Invalid):
+        accounts.reset_password_with_code(
+            session, settings, email="alice@example.com", code=wrong, new_password="new password"
+        )
+    accounts.reset_password_with_code(
+        session, settings, email="alice@example.com", code=code, new_password="new password"
+    )
+    with pytest.raises(Invalid):
+        accounts.reset_password_with_code(
+            session, settings, email="alice@example.com", code=code, new_password="again again"
+        )
+
+
+def test_sms_code_stops_after_too_many_wrong_attempts(session: Session, outbox: list) -> None:
+    user = make_user(session)
+    accounts.update_profile(session, user, ProfileUpdate(phone="+8613800138000"))
+    settings = get_settings()
+    accounts.request_sms_reset(session, settings, email="alice@example.com")
+    code = re.search(r"\d{6}", outbox[-1]["text"]).group(0)  # type: ignore[union-attr]
+    wrong = "000000" if code != "000000" else "111111"
+    for _ in range(accounts.SMS_CODE_ATTEMPTS):
+        with pytest.raises(Invalid):
+            accounts.reset_password_with_code(
+                session, settings, email="alice@example.com", code=wrong, new_password="x" * 9
+            )
+    with pytest.raises(Invalid):  # even the right code is dead now
+        accounts.reset_password_with_code(
+            session, settings, email="alice@example.com", code=code, new_password="x" * 9
+        )
+
+
+def test_profile_validation(session: Session, allow_test_hosts: None) -> None:
+    user = make_user(session)
+    updated = accounts.update_profile(
+        session,
+        user,
+        ProfileUpdate(
+            timezone="Europe/Berlin",
+            language="en",
+            push_mode="digest",
+            digest_time="7:5",
+            quiet_start="22:00",
+            quiet_end="07:00",
+            webhook_url="hooks.example.com/tp",
+        ),
+    )
+    assert updated.timezone == "Europe/Berlin"
+    assert updated.digest_time == "07:05"
+    assert updated.webhook_url == "https://hooks.example.com/tp"
+    for bad in (
+        ProfileUpdate(timezone="Mars/Olympus"),
+        ProfileUpdate(language="fr"),
+        ProfileUpdate(push_mode="sometimes"),
+        ProfileUpdate(digest_time="25:00"),
+        ProfileUpdate(phone="call me"),
+        ProfileUpdate(webhook_url="http://10.0.0.1/hook"),
+        ProfileUpdate(webhook_url="ftp://hooks.example.com/"),
+        ProfileUpdate(sms_enabled=True),
+    ):
+        with pytest.raises(Invalid):
+            accounts.update_profile(session, user, bad)
+        session.rollback()
+
+
+def test_changing_email_requires_verification_again(session: Session) -> None:
+    user = make_user(session)
+    make_user(session, "bob@example.com")
+    user.email_verified_at = utcnow()
+    with pytest.raises(Conflict):
+        accounts.update_profile(session, user, ProfileUpdate(email="BOB@example.com"))
+    session.rollback()
+    updated = accounts.update_profile(session, user, ProfileUpdate(email="alice2@example.com"))
+    assert updated.email == "alice2@example.com"
+    assert updated.email_verified_at is None
+
+
+def test_webhook_secret_rotates(session: Session) -> None:
+    user = make_user(session)
+    first = accounts.rotate_webhook_secret(session, user)
+    second = accounts.rotate_webhook_secret(session, user)
+    assert first != second and user.webhook_secret == second
+
+
+def test_change_password(session: Session) -> None:
+    user = make_user(session)
+    with pytest.raises(Unauthorized):
+        accounts.change_password(
+            session, user, current_password="wrong pass", new_password="new password"
+        )
+    accounts.change_password(
+        session, user, current_password="correct horse", new_password="new password"
+    )
+    assert accounts.authenticate(
+        session, email="alice@example.com", password="new password", ip=None
+    )
+
+
+def test_api_tokens_are_hashed_listable_and_revocable(session: Session) -> None:
+    alice = make_user(session)
+    bob = make_user(session, "bob@example.com")
+    plaintext, row = accounts.issue_token(session, alice, name="Pixel 8")
+    assert plaintext not in row.token_hash
+    assert accounts.user_for_token(session, plaintext).id == alice.id  # type: ignore[union-attr]
+    touched = session.get(ApiToken, row.id).last_used_at  # type: ignore[union-attr]
+    assert touched is not None
+    accounts.user_for_token(session, plaintext)  # within a minute: not written again
+    assert session.get(ApiToken, row.id).last_used_at == touched  # type: ignore[union-attr]
+    assert [t.name for t in accounts.list_tokens(session, alice)] == ["Pixel 8"]
+    assert accounts.list_tokens(session, bob) == []
+    with pytest.raises(NotFound):
+        accounts.revoke_token(session, bob, row.id)  # type: ignore[arg-type]
+    accounts.revoke_token(session, alice, row.id)  # type: ignore[arg-type]
+    assert accounts.user_for_token(session, plaintext) is None
+    assert accounts.user_for_token(session, "tp_unknown") is None
+    assert accounts.list_tokens(session, alice) == []
+
+
+def test_expired_token_is_refused(session: Session) -> None:
+    alice = make_user(session)
+    plaintext, row = accounts.issue_token(session, alice, name="old")
+    row.expires_at = utcnow() - timedelta(seconds=1)
+    session.add(row)
+    session.commit()
+    assert accounts.user_for_token(session, plaintext) is None

@@ -1,0 +1,156 @@
+"""crawl_site: one crawl for many concerns, matches once ever, revisit state, locks."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+from sqlmodel import Session, func, select
+
+from app.models import CrawlRun, Match, Page, Site
+from tests.app.loopback_site import NewsSite, make_concerns
+
+
+@pytest.fixture
+def crawl_env(settings_env: None, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    from app.core.config import get_settings
+
+    monkeypatch.setenv("TIMELYPUSH_URL_ALLOWLIST", "127.0.0.1")
+    monkeypatch.setenv("TIMELYPUSH_CRAWL_DELAY", "0")
+    monkeypatch.setenv("TIMELYPUSH_REVISIT_POLICY", "seed")
+    get_settings.cache_clear()
+    yield
+    get_settings.cache_clear()
+
+
+def _count(session: Session, model: type, **where: object) -> int:
+    stmt = select(func.count()).select_from(model)
+    for name, value in where.items():
+        stmt = stmt.where(getattr(model, name) == value)
+    return int(session.exec(stmt).one())
+
+
+def test_one_crawl_serves_every_concern_and_matches_once(crawl_env: None, engine) -> None:
+    from app.services.crawling import crawl_site
+
+    site_server = NewsSite(articles=6)
+    with site_server.serve() as seed, Session(engine) as session:
+        site_id, (football, weather) = make_concerns(session, seed, [["足球"], ["天气"]])
+        first = crawl_site(site_id)
+        assert first["status"] == "ok"
+        assert first["pages_new"] == 7  # index + 6 articles
+        assert _count(session, Match, concern_id=football) == 3
+        assert _count(session, Match, concern_id=weather) == 3
+        assert site_server.hits["/news/1.html"] == 1  # one crawl for both concerns
+
+        # the seed answers 304 now: an unchanged visit costs one request
+        second = crawl_site(site_id)
+        assert second["status"] == "not_modified"
+        assert second["changed"] is False
+
+        # a new football article: a changed visit, one new match, nothing doubled
+        site_server.add_article(7, football=True)
+        third = crawl_site(site_id)
+        assert third["status"] == "ok" and third["changed"] is True
+        assert _count(session, Match, concern_id=football) == 4
+        assert _count(session, Match, concern_id=weather) == 3
+        assert _count(session, Page) == 8
+        runs = session.exec(select(CrawlRun).order_by(CrawlRun.id)).all()
+        assert [r.status for r in runs] == ["ok", "not_modified", "ok"]
+        assert runs[0].pages_fetched == 7 and runs[0].pages_matched == 6
+        assert "harvest_rate" in runs[0].stats
+
+        site = session.get(Site, site_id)
+        session.refresh(site)
+        assert site.visits == 3 and site.changes == 2
+        # seed policy: 200 ÷1.2 ×1.2 ÷1.2
+        assert site.revisit_t_minutes == pytest.approx(200 / 1.2)
+        assert site.level == 1
+        assert site.next_visit_at is not None and site.etag == f'"v{site_server.version}"'
+
+
+def test_reprint_under_another_url_is_not_matched_again(crawl_env: None, engine) -> None:
+    from app.services.crawling import crawl_site
+
+    site_server = NewsSite(articles=1)
+    page = site_server.pages["/news/1.html"]
+    site_server.pages["/news/copy.html"] = page.replace(
+        "独家报道", "独家报导"
+    )  # a reprint, one character off
+    with site_server.serve() as seed, Session(engine) as session:
+        site_id, (football,) = make_concerns(session, seed, [["足球"]])
+        crawl_site(site_id)
+        assert _count(session, Page) == 3
+        assert _count(session, Match, concern_id=football) == 1
+
+
+def test_a_locked_site_is_skipped(crawl_env: None, engine) -> None:
+    from app.core.config import get_settings
+    from app.services.crawling import crawl_site
+    from app.services.locks import DbLock
+
+    site_server = NewsSite(articles=1)
+    with site_server.serve() as seed, Session(engine) as session:
+        site_id, _ = make_concerns(session, seed, [["足球"]])
+        other = DbLock(engine, site_id, get_settings().crawl_lock_seconds, owner="other")
+        assert other.acquire()
+        assert crawl_site(site_id)["status"] == "locked"
+        assert _count(session, CrawlRun) == 0
+        other.release()
+        assert crawl_site(site_id)["status"] == "ok"
+
+
+def test_db_lock_expires(crawl_env: None, engine) -> None:
+    from app.services.locks import DbLock
+
+    with Session(engine) as session:
+        site_id, _ = make_concerns(session, "http://127.0.0.1:9/", [["x"]])
+    dead = DbLock(engine, site_id, ttl=-1, owner="dead-worker")  # already expired
+    assert dead.acquire()
+    alive = DbLock(engine, site_id, ttl=60, owner="alive")
+    assert alive.acquire()
+    assert not dead.extend()
+    assert not DbLock(engine, site_id, ttl=60, owner="third").acquire()
+    dead.release()  # not its lock any more: a no-op
+    assert not DbLock(engine, site_id, ttl=60, owner="third").acquire()
+    alive.release()
+    assert DbLock(engine, site_id, ttl=60, owner="third").acquire()
+
+
+@pytest.mark.redis
+def test_redis_lock(redis_url: str) -> None:
+    from app.services.locks import RedisLock
+
+    a = RedisLock(redis_url, 1, ttl=30, owner="a")
+    b = RedisLock(redis_url, 1, ttl=30, owner="b")
+    assert a.acquire() and not b.acquire()
+    assert a.extend() and not b.extend()
+    b.release()
+    assert not RedisLock(redis_url, 1, ttl=30, owner="c").acquire()
+    a.release()
+    assert RedisLock(redis_url, 1, ttl=30, owner="c").acquire()
+
+
+def test_feed_is_the_cheap_change_signal(crawl_env: None, engine) -> None:
+    from app.services.crawling import crawl_site
+
+    site_server = NewsSite(articles=3, feed=True)
+    with site_server.serve() as seed, Session(engine) as session:
+        site_id, (football,) = make_concerns(session, seed, [["足球"]])
+        assert crawl_site(site_id)["status"] == "ok"
+        site = session.get(Site, site_id)
+        assert site.feed_url == f"{seed}feed.xml"
+        # the home page changes but the feed lists nothing new: one request, no crawl
+        site_server.version += 1
+        before = site_server.hits.total() - site_server.hits["/robots.txt"]
+        assert crawl_site(site_id)["status"] == "not_modified"
+        assert site_server.hits.total() - site_server.hits["/robots.txt"] == before + 1
+        assert site_server.hits["/feed.xml"] == 1
+        # a new article shows up in the feed: full crawl, one new match
+        site_server.add_article(4, football=False)
+        site_server.add_article(5, football=True)
+        third = crawl_site(site_id)
+        assert third["status"] == "ok" and third["changed"] is True
+        assert _count(session, Match, concern_id=football) == 3
+        runs = session.exec(select(CrawlRun).order_by(CrawlRun.id)).all()
+        assert [r.stats["signal"] for r in runs] == ["crawl", "feed", "crawl"]
