@@ -1,0 +1,72 @@
+"""Annotated dependencies: the database session, the current user (bearer token) and the
+ownership checks that turn a path id into the caller's own row or a 404."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Annotated
+
+from fastapi import Depends, Path
+from fastapi.security import OAuth2PasswordBearer
+from sqlmodel import Session
+
+from app.core.config import Settings, get_settings
+from app.core.db import get_engine
+from app.models import ApiToken, Concern, Match, User
+from app.services import accounts, concerns, matches
+from app.services.errors import Unauthorized
+
+MAX_ID = 2**31 - 1
+
+oauth2_scheme = OAuth2PasswordBearer(tokenUrl="/api/v1/auth/token", auto_error=False)
+
+
+def get_session() -> Iterator[Session]:
+    with Session(get_engine(), expire_on_commit=False) as session:
+        yield session
+
+
+def probe_urls() -> bool:
+    """Whether new seed URLs are probed for reachability (tests override this)."""
+    return True
+
+
+SessionDep = Annotated[Session, Depends(get_session)]
+SettingsDep = Annotated[Settings, Depends(get_settings)]
+ProbeDep = Annotated[bool, Depends(probe_urls)]
+Token = Annotated[str | None, Depends(oauth2_scheme)]
+
+
+def current_user(session: SessionDep, token: Token) -> User:
+    user = accounts.user_for_token(session, token or "")
+    if user is None:
+        raise Unauthorized(
+            "Send a valid bearer token (POST /api/v1/auth/token).", code="invalid_token"
+        )
+    return user
+
+
+CurrentUser = Annotated[User, Depends(current_user)]
+ConcernId = Annotated[int, Path(ge=1, le=MAX_ID, description="Concern id")]
+MatchId = Annotated[int, Path(ge=1, le=MAX_ID, description="Match id")]
+
+
+def owned_concern(session: SessionDep, user: CurrentUser, concern_id: ConcernId) -> Concern:
+    return concerns.get_concern(session, user, concern_id)
+
+
+def owned_match(session: SessionDep, user: CurrentUser, match_id: MatchId) -> Match:
+    return matches.get_match(session, user, match_id)
+
+
+OwnedConcern = Annotated[Concern, Depends(owned_concern)]
+OwnedMatch = Annotated[Match, Depends(owned_match)]
+
+TokenId = Annotated[int, Path(ge=1, le=MAX_ID, description="API token id")]
+
+
+def owned_token(session: SessionDep, user: CurrentUser, token_id: TokenId) -> ApiToken:
+    return accounts.get_token(session, user, token_id)
+
+
+OwnedToken = Annotated[ApiToken, Depends(owned_token)]

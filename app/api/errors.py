@@ -1,0 +1,149 @@
+"""One error body for every API failure: ``{"error": {"code", "message", "details"}}``.
+
+Service errors keep their code and message; request validation errors become
+``validation_error`` with the failing fields in ``details.errors``; HTTP errors raised by the
+framework (404 route, 405 method, 401 missing token) get a code derived from the status; an
+unexpected exception becomes ``internal_error`` without internals. Requests outside ``/api/``
+keep the framework's default responses (the web pages handle their own errors).
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from fastapi import FastAPI, Request
+from fastapi.exception_handlers import (
+    http_exception_handler,
+    request_validation_exception_handler,
+)
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse, PlainTextResponse, Response
+from pydantic import BaseModel, Field
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+from app.services.errors import ServiceError, Throttled, Unauthorized
+
+logger = logging.getLogger(__name__)
+
+API_PREFIX = "/api/"
+
+_STATUS_CODES = {
+    400: "bad_request",
+    401: "unauthorized",
+    403: "forbidden",
+    404: "not_found",
+    405: "method_not_allowed",
+    406: "not_acceptable",
+    409: "conflict",
+    413: "too_large",
+    415: "unsupported_media_type",
+    422: "invalid",
+    429: "throttled",
+}
+
+
+class ErrorDetail(BaseModel):
+    code: str = Field(description="Stable machine-readable identifier, e.g. `not_found`.")
+    message: str = Field(description="Human-readable explanation.")
+    details: dict[str, Any] = Field(
+        default_factory=dict, description="Structured context: the field in error, retry_after…"
+    )
+
+
+class ErrorBody(BaseModel):
+    """The body of every 4xx/5xx response of the API."""
+
+    error: ErrorDetail
+
+    model_config = {
+        "json_schema_extra": {
+            "examples": [
+                {
+                    "error": {
+                        "code": "concern_not_found",
+                        "message": "No such concern.",
+                        "details": {},
+                    }
+                }
+            ]
+        }
+    }
+
+
+def _response(
+    status: int,
+    code: str,
+    message: str,
+    details: dict[str, Any] | None = None,
+    headers: dict[str, str] | None = None,
+) -> JSONResponse:
+    body = {"error": {"code": code, "message": message, "details": details or {}}}
+    return JSONResponse(body, status_code=status, headers=headers)
+
+
+def is_api(request: Request) -> bool:
+    return request.url.path.startswith(API_PREFIX)
+
+
+async def on_service_error(request: Request, exc: Exception) -> Response:
+    assert isinstance(exc, ServiceError)
+    headers: dict[str, str] = {}
+    if isinstance(exc, Throttled):
+        headers["Retry-After"] = str(exc.retry_after)
+    if isinstance(exc, Unauthorized):
+        headers["WWW-Authenticate"] = "Bearer"
+    return _response(exc.status, exc.code, exc.message, exc.details, headers)
+
+
+async def on_validation_error(request: Request, exc: Exception) -> Response:
+    assert isinstance(exc, RequestValidationError)
+    if not is_api(request):
+        return await request_validation_exception_handler(request, exc)
+    errors = [
+        {
+            "loc": [str(part) for part in err.get("loc", ())],
+            "msg": str(err.get("msg", "")),
+            "type": str(err.get("type", "")),
+        }
+        for err in exc.errors()
+    ]
+    first = errors[0] if errors else {"loc": [], "msg": "invalid request"}
+    where = ".".join(p for p in first["loc"] if p not in ("body", "query", "path"))
+    message = f"{where}: {first['msg']}" if where else str(first["msg"])
+    return _response(422, "validation_error", message, {"errors": errors})
+
+
+async def on_http_error(request: Request, exc: Exception) -> Response:
+    assert isinstance(exc, StarletteHTTPException)
+    if not is_api(request):
+        return await http_exception_handler(request, exc)
+    code = _STATUS_CODES.get(exc.status_code, "error" if exc.status_code < 500 else "server_error")
+    detail = exc.detail if isinstance(exc.detail, str) else "Request failed."
+    return _response(exc.status_code, code, detail, None, dict(exc.headers or {}))
+
+
+async def on_unexpected(request: Request, exc: Exception) -> Response:
+    logger.exception("unhandled error on %s %s", request.method, request.url.path)
+    if not is_api(request):
+        return PlainTextResponse("Internal Server Error", status_code=500)
+    return _response(500, "internal_error", "Something went wrong on our side. Please retry.")
+
+
+def install_handlers(app: FastAPI) -> None:
+    app.add_exception_handler(ServiceError, on_service_error)
+    app.add_exception_handler(RequestValidationError, on_validation_error)
+    app.add_exception_handler(StarletteHTTPException, on_http_error)
+    app.add_exception_handler(Exception, on_unexpected)
+
+
+def responses(*statuses: int) -> dict[int | str, dict[str, Any]]:
+    """OpenAPI ``responses`` entries documenting the error body for these statuses."""
+    descriptions = {
+        401: "Missing, invalid or revoked bearer token",
+        404: "Not found, or owned by another user",
+        409: "Conflict with existing data",
+        422: "Invalid input",
+        429: "Too many attempts; see Retry-After",
+    }
+    return {s: {"model": ErrorBody, "description": descriptions.get(s, "Error")} for s in statuses}

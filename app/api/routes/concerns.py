@@ -1,0 +1,126 @@
+"""``/api/v1/concerns``: the caller's concerns, their crawl runs and harvest series."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import APIRouter, Body, Query, status
+
+from app.api.deps import CurrentUser, OwnedConcern, ProbeDep, SessionDep, SettingsDep
+from app.api.errors import responses
+from app.models import ConcernCreate, ConcernPublic, ConcernUpdate, CrawlRunPublic
+from app.services import concerns, runs
+from app.services.runs import HarvestPoint
+
+router = APIRouter(prefix="/concerns", tags=["concerns"], responses=responses(401, 422))
+
+_CREATE_EXAMPLES = {
+    "zh": {
+        "summary": "Chinese keywords, full-width commas are fine",
+        "value": {"seed_url": "www.example.com/news/", "keywords": "芯片，半导体、光刻机"},
+    },
+    "full": {
+        "summary": "All options",
+        "value": {
+            "seed_url": "https://news.example.com/tech/",
+            "keywords": ["machine learning", "AI"],
+            "exclude": ["advertisement"],
+            "strategy": "topic-pagerank",
+            "params": {"alpha": 0.85},
+            "scope": "host",
+            "priority": 3,
+            "max_pages": 200,
+            "push_mode": "instant",
+        },
+    },
+}
+
+
+def _id(concern: OwnedConcern) -> int:
+    assert concern.id is not None
+    return concern.id
+
+
+@router.get("", summary="The caller's concerns, newest first")
+def list_concerns(user: CurrentUser, session: SessionDep) -> list[ConcernPublic]:
+    return concerns.to_public(session, concerns.list_concerns(session, user))
+
+
+@router.post(
+    "",
+    status_code=status.HTTP_201_CREATED,
+    summary="Add a concern (URL checked, keywords normalised, first visit scheduled)",
+)
+def create_concern(
+    user: CurrentUser,
+    session: SessionDep,
+    settings: SettingsDep,
+    probe: ProbeDep,
+    body: ConcernCreate = Body(openapi_examples=_CREATE_EXAMPLES),  # type: ignore[arg-type]
+) -> ConcernPublic:
+    concern = concerns.create_concern(session, user, body, probe=probe, settings=settings)
+    return concerns.concern_public(session, concern)
+
+
+@router.get("/{concern_id}", responses=responses(404), summary="One concern")
+def get_concern(concern: OwnedConcern, session: SessionDep) -> ConcernPublic:
+    return concerns.concern_public(session, concern)
+
+
+@router.patch("/{concern_id}", responses=responses(404), summary="Change a concern")
+def update_concern(
+    concern: OwnedConcern,
+    body: ConcernUpdate,
+    user: CurrentUser,
+    session: SessionDep,
+    settings: SettingsDep,
+    probe: ProbeDep,
+) -> ConcernPublic:
+    updated = concerns.update_concern(
+        session, user, _id(concern), body, probe=probe, settings=settings
+    )
+    return concerns.concern_public(session, updated)
+
+
+@router.delete(
+    "/{concern_id}",
+    status_code=status.HTTP_204_NO_CONTENT,
+    responses=responses(404),
+    summary="Delete a concern and its messages",
+)
+def delete_concern(concern: OwnedConcern, user: CurrentUser, session: SessionDep) -> None:
+    concerns.delete_concern(session, user, _id(concern))
+
+
+@router.post(
+    "/{concern_id}/check-now", responses=responses(404), summary="Visit the site right away"
+)
+def check_now(concern: OwnedConcern, user: CurrentUser, session: SessionDep) -> ConcernPublic:
+    return concerns.concern_public(session, concerns.check_now(session, user, _id(concern)))
+
+
+@router.get("/{concern_id}/runs", responses=responses(404), summary="Recent crawl runs")
+def list_runs(
+    concern: OwnedConcern,
+    user: CurrentUser,
+    session: SessionDep,
+    limit: Annotated[int, Query(ge=1, le=200)] = 50,
+) -> list[CrawlRunPublic]:
+    return [
+        CrawlRunPublic.model_validate(r)
+        for r in runs.list_runs(session, user, _id(concern), limit=limit)
+    ]
+
+
+@router.get(
+    "/{concern_id}/harvest",
+    responses=responses(404),
+    summary="Harvest rate per run (oldest first), for charts",
+)
+def harvest(
+    concern: OwnedConcern,
+    user: CurrentUser,
+    session: SessionDep,
+    limit: Annotated[int, Query(ge=1, le=200)] = 30,
+) -> list[HarvestPoint]:
+    return runs.harvest_series(session, user, _id(concern), limit=limit)

@@ -1,0 +1,80 @@
+"""``/api/v1/matches``: the caller's messages — cursor paging, filters, search, read state."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Annotated
+
+from fastapi import APIRouter, Query, status
+
+from app.api.deps import MAX_ID, CurrentUser, OwnedMatch, SessionDep
+from app.api.errors import responses
+from app.api.schemas import BulkRequest, BulkResult, MatchPage, MatchUpdate
+from app.models import MatchPublic
+from app.services import matches
+
+router = APIRouter(prefix="/matches", tags=["matches"], responses=responses(401, 422))
+
+
+def _id(match: OwnedMatch) -> int:
+    assert match.id is not None
+    return match.id
+
+
+@router.get("", summary="The caller's messages, newest first, one page at a time")
+def list_matches(
+    user: CurrentUser,
+    session: SessionDep,
+    concern_id: Annotated[int | None, Query(ge=1, le=MAX_ID)] = None,
+    keyword: Annotated[str | None, Query(max_length=50, description="A matched keyword")] = None,
+    site: Annotated[
+        str | None, Query(max_length=255, description="Host, e.g. news.example.com")
+    ] = None,
+    since: Annotated[datetime | None, Query(description="Created at or after (ISO 8601)")] = None,
+    until: Annotated[datetime | None, Query(description="Created before (ISO 8601)")] = None,
+    q: Annotated[str | None, Query(max_length=200, description="Search title and excerpt")] = None,
+    unread: Annotated[bool | None, Query(description="true: unread only; false: read only")] = None,
+    cursor: Annotated[str | None, Query(max_length=200, description="next_cursor")] = None,
+    limit: Annotated[int, Query(ge=1, le=200)] = 50,
+) -> MatchPage:
+    items, next_cursor = matches.list_match_views(
+        session,
+        user,
+        concern_id=concern_id,
+        keyword=keyword,
+        site=site,
+        since=since,
+        until=until,
+        q=q,
+        unread=unread,
+        cursor=cursor,
+        limit=limit,
+    )
+    return MatchPage(items=items, next_cursor=next_cursor)
+
+
+@router.post("/bulk", summary="Mark read / unread or delete many messages")
+def bulk(body: BulkRequest, user: CurrentUser, session: SessionDep) -> BulkResult:
+    return BulkResult(changed=matches.bulk(session, user, body.ids, body.action))
+
+
+@router.get("/{match_id}", responses=responses(404), summary="One message, with why it matched")
+def get_match(match: OwnedMatch) -> MatchPublic:
+    return matches.to_public(match)
+
+
+@router.patch("/{match_id}", responses=responses(404), summary="Mark read or unread")
+def update_match(
+    match: OwnedMatch, body: MatchUpdate, user: CurrentUser, session: SessionDep
+) -> MatchPublic:
+    return matches.to_public(matches.set_read(session, user, _id(match), body.read))
+
+
+@router.delete(
+    "/{match_id}",
+    status_code=status.HTTP_204_NO_CONTENT,
+    responses=responses(404),
+    summary="Delete a message (it will not come back)",
+)
+def delete_match(match: OwnedMatch, user: CurrentUser, session: SessionDep) -> None:
+    matches.delete_match(session, user, _id(match))

@@ -1,0 +1,64 @@
+"""``/api/v1/me``: the caller's profile, push preferences, webhook secret and password."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter, Body, status
+
+from app.api.deps import CurrentUser, SessionDep
+from app.api.errors import responses
+from app.api.schemas import PasswordChange, WebhookSecret
+from app.models import ProfileUpdate, UserPublic
+from app.services import accounts
+
+router = APIRouter(prefix="/me", tags=["me"], responses=responses(401, 422))
+
+_PROFILE_EXAMPLES = {
+    "digest": {
+        "summary": "Daily digest at 08:30 Beijing time, quiet at night",
+        "value": {
+            "timezone": "Asia/Shanghai",
+            "language": "zh",
+            "push_mode": "digest",
+            "digest_time": "08:30",
+            "quiet_start": "22:00",
+            "quiet_end": "07:00",
+        },
+    },
+    "webhook": {
+        "summary": "Instant pushes to a webhook",
+        "value": {
+            "push_mode": "instant",
+            "webhook_enabled": True,
+            "webhook_url": "https://hooks.example.com/timelypush",
+        },
+    },
+}
+
+
+@router.get("", summary="The caller's profile")
+def read_me(user: CurrentUser) -> UserPublic:
+    return UserPublic.model_validate(user)
+
+
+@router.patch("", responses=responses(409), summary="Change profile and push preferences")
+def update_me(
+    user: CurrentUser,
+    session: SessionDep,
+    body: ProfileUpdate = Body(openapi_examples=_PROFILE_EXAMPLES),  # type: ignore[arg-type]
+) -> UserPublic:
+    return UserPublic.model_validate(accounts.update_profile(session, user, body))
+
+
+@router.post(
+    "/webhook-secret",
+    summary="Rotate the webhook signing secret (returned once)",
+)
+def rotate_webhook_secret(user: CurrentUser, session: SessionDep) -> WebhookSecret:
+    return WebhookSecret(secret=accounts.rotate_webhook_secret(session, user))
+
+
+@router.post("/password", status_code=status.HTTP_204_NO_CONTENT, summary="Change the password")
+def change_password(body: PasswordChange, user: CurrentUser, session: SessionDep) -> None:
+    accounts.change_password(
+        session, user, current_password=body.current_password, new_password=body.new_password
+    )

@@ -1,0 +1,87 @@
+"""Request and response bodies specific to the API (the model families live in app.models)."""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, Field
+
+from app.models import MatchPublic
+
+MAX_ID = 2**31 - 1
+
+
+class RegisterRequest(BaseModel):
+    email: str = Field(max_length=320, examples=["alice@example.com"])
+    password: str = Field(min_length=8, max_length=256, examples=["correct horse battery"])
+    language: Literal["zh", "en"] | None = Field(default=None, examples=["zh"])
+
+
+class TokenResponse(BaseModel):
+    access_token: str = Field(description="Bearer token; shown once, store it on the device.")
+    token_type: Literal["bearer"] = "bearer"  # noqa: S105 (the OAuth2 token type)
+    token_id: int
+    name: str
+
+    model_config = {
+        "json_schema_extra": {
+            "examples": [
+                {"access_token": "tp_3Zk…", "token_type": "bearer", "token_id": 7, "name": "Pixel"}
+            ]
+        }
+    }
+
+
+class VerifyRequest(BaseModel):
+    token: str = Field(max_length=2000, description="The token from the emailed link.")
+
+
+class ResetRequest(BaseModel):
+    email: str = Field(max_length=320, examples=["alice@example.com"])
+
+
+class ResetConfirm(BaseModel):
+    token: str = Field(max_length=2000)
+    new_password: str = Field(min_length=8, max_length=256)
+
+
+class SmsResetConfirm(BaseModel):
+    email: str = Field(max_length=320)
+    code: str = Field(min_length=6, max_length=6, pattern=r"^\d{6}$", examples=["042917"])
+    new_password: str = Field(min_length=8, max_length=256)
+
+
+class PasswordChange(BaseModel):
+    current_password: str = Field(max_length=256)
+    new_password: str = Field(min_length=8, max_length=256)
+
+
+class Accepted(BaseModel):
+    status: Literal["accepted"] = "accepted"
+    message: str
+
+
+class WebhookSecret(BaseModel):
+    secret: str = Field(description="Shown once: sign-verify webhook deliveries with it.")
+
+
+class MatchPage(BaseModel):
+    """One page of the feed; pass ``next_cursor`` as ``cursor`` for the next page."""
+
+    items: list[MatchPublic]
+    next_cursor: str | None = None
+
+
+class MatchUpdate(BaseModel):
+    read: bool = Field(description="true = mark read, false = mark unread")
+
+
+class BulkRequest(BaseModel):
+    ids: list[Annotated[int, Field(ge=1, le=MAX_ID)]] = Field(
+        max_length=500, examples=[[101, 102, 103]]
+    )
+    action: Literal["read", "unread", "delete"]
+
+
+class BulkResult(BaseModel):
+    changed: int = Field(description="How many of the given messages changed.")

@@ -1,0 +1,113 @@
+"""Server-rendered HTML dashboard (Jinja2): accounts, concerns, messages, crawl reports,
+settings — in Chinese and English.
+
+``install(app)`` adds the signed session cookie, the static files, the page routers and the
+error pages. Every view goes through ``app.services``; nothing here holds business rules.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from urllib.parse import quote
+
+from fastapi import FastAPI, Request
+from fastapi.responses import Response
+from fastapi.staticfiles import StaticFiles
+from starlette.middleware.sessions import SessionMiddleware
+
+from app.core.config import get_settings
+
+logger = logging.getLogger(__name__)
+
+STATIC_DIR = Path(__file__).resolve().parent / "static"
+SESSION_COOKIE = "tp_session"
+SESSION_MAX_AGE = 14 * 24 * 3600
+
+_SECURITY_HEADERS = {
+    "X-Content-Type-Options": "nosniff",
+    "X-Frame-Options": "DENY",
+    "Referrer-Policy": "same-origin",
+    "Content-Security-Policy": (
+        "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; "
+        "script-src 'self'; frame-ancestors 'none'; form-action 'self'"
+    ),
+}
+
+
+def install(app: FastAPI) -> None:
+    """Mount the web pages (and their middleware) on the application."""
+    from app.models import User
+    from app.web import auth, concerns, messages, reports, settings
+    from app.web.csrf import CsrfError
+    from app.web.forms import message
+    from app.web.sessions import LoginRequired, PageNotFound
+    from app.web.templating import redirect, render
+
+    config = get_settings()
+    app.add_middleware(
+        SessionMiddleware,
+        secret_key=config.effective_secret_key(),
+        session_cookie=SESSION_COOKIE,
+        max_age=SESSION_MAX_AGE,
+        same_site="lax",
+        https_only=config.secure_cookies,
+    )
+
+    @app.middleware("http")
+    async def security_headers(
+        request: Request, call_next: Callable[[Request], Awaitable[Response]]
+    ) -> Response:
+        response = await call_next(request)
+        if response.headers.get("content-type", "").startswith("text/html"):
+            for name, value in _SECURITY_HEADERS.items():
+                response.headers.setdefault(name, value)
+        return response
+
+    app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
+    for module in (auth, concerns, reports, messages, settings):
+        app.include_router(module.router)
+
+    def _user(request: Request) -> User | None:
+        cached = getattr(request.state, "web_user_copy", None)
+        return cached if isinstance(cached, User) else None
+
+    async def on_login_required(request: Request, exc: Exception) -> Response:
+        assert isinstance(exc, LoginRequired)
+        return redirect("/login?next=" + quote(exc.next_url, safe="/"))
+
+    async def on_not_found(request: Request, exc: Exception) -> Response:
+        user = _user(request)
+        return render(
+            request,
+            "error.html",
+            {
+                "heading": message(request, user, "Not found"),
+                "detail": message(request, user, "There is nothing here, or it is not yours."),
+            },
+            user=user,
+            status_code=404,
+        )
+
+    async def on_csrf(request: Request, exc: Exception) -> Response:
+        user = _user(request)
+        return render(
+            request,
+            "error.html",
+            {
+                "heading": message(request, user, "Form expired"),
+                "detail": message(
+                    request,
+                    user,
+                    "The form was stale or not sent from this site. "
+                    "Go back, reload the page and try again.",
+                ),
+            },
+            user=user,
+            status_code=403,
+        )
+
+    app.add_exception_handler(LoginRequired, on_login_required)
+    app.add_exception_handler(PageNotFound, on_not_found)
+    app.add_exception_handler(CsrfError, on_csrf)

@@ -1,0 +1,313 @@
+"""Account pages: register, verify the email address, log in / out, forgotten password
+(emailed link, or SMS code when an SMS provider is configured), reset password.
+
+The views only translate between HTTP and ``app.services.accounts``; the rules live there.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from fastapi import APIRouter, Depends, Request
+from fastapi.responses import HTMLResponse, Response
+from starlette.concurrency import run_in_threadpool
+
+from app.core.config import get_settings
+from app.services import accounts
+from app.services.errors import ServiceError
+from app.web import i18n
+from app.web.csrf import csrf_protect
+from app.web.forms import errors_for, kept, message, read_form, safe_next
+from app.web.sessions import LANG_KEY, CurrentUser, Db, MaybeUser, flash, login, logout
+from app.web.templating import redirect, render
+
+logger = logging.getLogger(__name__)
+
+router = APIRouter(dependencies=[Depends(csrf_protect)], include_in_schema=False)
+
+
+@router.get("/")
+def home(user: MaybeUser) -> Response:
+    return redirect("/messages" if user else "/login")
+
+
+@router.get("/lang/{code}")
+def switch_language(request: Request, code: str, next: str | None = None) -> Response:
+    """Remember the visitor's language choice (profiles keep theirs in Settings)."""
+    if code in i18n.LANGUAGES:
+        request.session[LANG_KEY] = code
+    return redirect(safe_next(next, "/"))
+
+
+# --- register and verify ---------------------------------------------------------------------
+
+
+@router.get("/register")
+def register_form(request: Request, user: MaybeUser) -> Response:
+    if user:
+        return redirect("/messages")
+    return render(request, "auth/register.html", {"form": {}, "errors": {}})
+
+
+@router.post("/register")
+async def register(request: Request, db: Db) -> Response:
+    values = await read_form(request)
+    if values.get("password", "") != values.get("password2", ""):
+        errors = {"password2": message(request, None, "The two passwords differ.")}
+        return render(
+            request,
+            "auth/register.html",
+            {"form": kept(values), "errors": errors},
+            status_code=422,
+        )
+    lang = i18n.negotiate_request(request)
+    try:
+        user = await run_in_threadpool(
+            accounts.register_user,
+            db,
+            email=values.get("email", ""),
+            password=values.get("password", ""),
+            language=lang,
+        )
+    except ServiceError as exc:
+        return render(
+            request,
+            "auth/register.html",
+            {
+                "form": kept(values),
+                "errors": errors_for(request, None, exc, fields=("email", "password")),
+            },
+            status_code=exc.status,
+        )
+    login(request, user)
+    try:
+        await run_in_threadpool(accounts.send_verification_email, get_settings(), user)
+        flash(request, "We sent a verification link to {email}.", "success", email=user.email)
+    except Exception:  # the account exists; the user can ask for another mail
+        logger.exception("sending the verification email failed")
+        flash(request, "The verification email could not be sent; try again later.", "error")
+    return redirect("/concerns")
+
+
+@router.get(accounts.VERIFY_PATH)
+async def verify_email(request: Request, db: Db, user: MaybeUser, token: str = "") -> Response:
+    try:
+        verified = await run_in_threadpool(accounts.verify_email, db, get_settings(), token)
+    except ServiceError:
+        return render(
+            request,
+            "auth/notice.html",
+            {
+                "heading": message(request, user, "Verification failed"),
+                "message": message(
+                    request, user, "This verification link is invalid or has expired."
+                ),
+                "link": "/settings" if user else "/login",
+                "link_text": message(request, user, "Continue"),
+            },
+            user=user,
+            status_code=400,
+        )
+    return render(
+        request,
+        "auth/notice.html",
+        {
+            "heading": message(request, verified, "Email verified"),
+            "message": message(
+                request, verified, "Thank you, {email} is confirmed.", email=verified.email
+            ),
+            "link": "/concerns" if user else "/login",
+            "link_text": message(request, verified, "Continue"),
+        },
+        user=user,
+    )
+
+
+@router.post("/verify/resend")
+async def resend_verification(request: Request, user: CurrentUser) -> Response:
+    if user.email_verified_at is None:
+        try:
+            await run_in_threadpool(accounts.send_verification_email, get_settings(), user)
+            flash(request, "We sent a verification link to {email}.", "success", email=user.email)
+        except Exception:
+            logger.exception("sending the verification email failed")
+            flash(request, "The verification email could not be sent; try again later.", "error")
+    return redirect("/settings")
+
+
+# --- log in and out --------------------------------------------------------------------------
+
+
+@router.get("/login")
+def login_form(request: Request, user: MaybeUser, next: str | None = None) -> Response:
+    if user:
+        return redirect(safe_next(next))
+    return render(request, "auth/login.html", {"form": {}, "errors": {}, "next": next})
+
+
+@router.post("/login")
+async def login_submit(request: Request, db: Db) -> Response:
+    values = await read_form(request)
+    ip = request.client.host if request.client else None
+    try:
+        user = await run_in_threadpool(
+            accounts.authenticate,
+            db,
+            email=values.get("email", ""),
+            password=values.get("password", ""),
+            ip=ip,
+        )
+    except ServiceError as exc:
+        errors = errors_for(request, None, exc)
+        return render(
+            request,
+            "auth/login.html",
+            {
+                "form": kept(values),
+                "errors": {"form": next(iter(errors.values()))},
+                "next": values.get("next"),
+            },
+            status_code=exc.status,
+        )
+    login(request, user)
+    return redirect(safe_next(values.get("next")))
+
+
+@router.post("/logout")
+def logout_submit(request: Request) -> Response:
+    logout(request)
+    flash(request, "You are logged out.", "info")
+    return redirect("/login")
+
+
+# --- forgotten password ----------------------------------------------------------------------
+
+
+def _forgot(
+    request: Request, values: dict[str, str], errors: dict[str, str], status: int = 200
+) -> HTMLResponse:
+    sms = accounts.sms_reset_available(get_settings())
+    return render(
+        request,
+        "auth/forgot.html",
+        {"form": kept(values), "errors": errors, "sms_enabled": sms},
+        status_code=status,
+    )
+
+
+@router.get("/forgot")
+def forgot_form(request: Request) -> Response:
+    return _forgot(request, {}, {})
+
+
+@router.post("/forgot")
+async def forgot_submit(request: Request, db: Db) -> Response:
+    values = await read_form(request)
+    try:
+        await run_in_threadpool(
+            accounts.request_password_reset, db, get_settings(), email=values.get("email", "")
+        )
+    except ServiceError as exc:
+        return _forgot(request, values, errors_for(request, None, exc, fields=()), exc.status)
+    return render(
+        request,
+        "auth/notice.html",
+        {
+            "heading": message(request, None, "Check your email"),
+            "message": message(
+                request,
+                None,
+                "If an account exists for {email}, we sent it a link to choose a new password. "
+                "The link works once and expires in one hour.",
+                email=values.get("email", ""),
+            ),
+            "link": "/login",
+            "link_text": message(request, None, "Back to log in"),
+        },
+    )
+
+
+@router.post("/forgot/sms")
+async def forgot_sms_submit(request: Request, db: Db) -> Response:
+    values = await read_form(request)
+    try:
+        await run_in_threadpool(
+            accounts.request_sms_reset, db, get_settings(), email=values.get("email", "")
+        )
+    except ServiceError as exc:
+        return _forgot(request, values, errors_for(request, None, exc, fields=()), exc.status)
+    flash(request, "If the account has a phone number, we sent it a code.", "info")
+    return redirect(f"{accounts.RESET_PATH}/sms?email={values.get('email', '')}")
+
+
+@router.get(accounts.RESET_PATH)
+def reset_form(request: Request, token: str = "") -> Response:
+    return render(
+        request,
+        "auth/reset.html",
+        {"form": {}, "errors": {}, "token": token, "action": accounts.RESET_PATH},
+    )
+
+
+@router.post(accounts.RESET_PATH)
+async def reset_submit(request: Request, db: Db) -> Response:
+    values = await read_form(request)
+    ctx = {"form": kept(values), "token": values.get("token", ""), "action": accounts.RESET_PATH}
+    if values.get("password", "") != values.get("password2", ""):
+        ctx["errors"] = {"password2": message(request, None, "The two passwords differ.")}
+        return render(request, "auth/reset.html", ctx, status_code=422)
+    try:
+        await run_in_threadpool(
+            accounts.reset_password,
+            db,
+            get_settings(),
+            token=values.get("token", ""),
+            new_password=values.get("password", ""),
+        )
+    except ServiceError as exc:
+        ctx["errors"] = errors_for(request, None, exc, fields=("password",))
+        return render(request, "auth/reset.html", ctx, status_code=exc.status)
+    logout(request)
+    flash(request, "Your password is changed. Please log in.", "success")
+    return redirect("/login")
+
+
+@router.get(accounts.RESET_PATH + "/sms")
+def reset_sms_form(request: Request, email: str = "") -> Response:
+    return render(
+        request,
+        "auth/reset.html",
+        {
+            "form": {"email": email},
+            "errors": {},
+            "sms": True,
+            "action": accounts.RESET_PATH + "/sms",
+        },
+    )
+
+
+@router.post(accounts.RESET_PATH + "/sms")
+async def reset_sms_submit(request: Request, db: Db) -> Response:
+    values = await read_form(request)
+    ctx = {"form": kept(values), "sms": True, "action": accounts.RESET_PATH + "/sms"}
+    if values.get("password", "") != values.get("password2", ""):
+        ctx["errors"] = {"password2": message(request, None, "The two passwords differ.")}
+        return render(request, "auth/reset.html", ctx, status_code=422)
+    try:
+        await run_in_threadpool(
+            accounts.reset_password_with_code,
+            db,
+            get_settings(),
+            email=values.get("email", ""),
+            code=values.get("code", ""),
+            new_password=values.get("password", ""),
+        )
+    except ServiceError as exc:
+        errors = errors_for(request, None, exc, fields=("password", "code"))
+        if exc.code == "invalid_code":
+            errors = {"code": errors.pop("form", "")} | errors
+        ctx["errors"] = errors
+        return render(request, "auth/reset.html", ctx, status_code=exc.status)
+    logout(request)
+    flash(request, "Your password is changed. Please log in.", "success")
+    return redirect("/login")

@@ -1,0 +1,285 @@
+""" "My concerns" (我的关注): list, add, edit, pause / resume, delete, check now.
+
+Validation, keyword normalisation, the SSRF guard and the reachability probe all happen in
+``app.services.concerns``; a refused form comes back with the message next to its field and
+everything the user typed still in place.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from typing import Any
+
+from fastapi import APIRouter, Depends, Request
+from fastapi.responses import Response
+from starlette.concurrency import run_in_threadpool
+
+from app.models import STRATEGIES, Concern, ConcernCreate, ConcernUpdate
+from app.services import concerns as svc
+from app.services.errors import NotFound, ServiceError
+from app.web.csrf import csrf_protect
+from app.web.forms import errors_for, kept, message, read_form
+from app.web.sessions import CurrentUser, Db, PageNotFound, flash
+from app.web.templating import redirect, render
+
+logger = logging.getLogger(__name__)
+
+router = APIRouter(
+    prefix="/concerns", dependencies=[Depends(csrf_protect)], include_in_schema=False
+)
+
+
+@dataclass(frozen=True)
+class Param:
+    """A key strategy parameter shown on the form (empty = the crawler's default)."""
+
+    name: str
+    label: str
+    default: float
+    low: float
+    high: float
+
+
+PARAMS = (
+    Param("T", "Relevance threshold T", 0.5, 0.0, 10.0),
+    Param("gamma", "PageRank weight γ", 0.8, 0.0, 1.0),
+    Param("W", "Children followed W", 20, 1, 1000),
+    Param("a", "Widening after a relevant page a", 1.5, 1.0, 10.0),
+    Param("D", "Depth after an irrelevant page D", 2, 0, 50),
+)
+
+
+def _form_values(concern: Concern) -> dict[str, str]:
+    values = {
+        "seed_url": concern.seed_url,
+        "keywords": ", ".join(concern.keywords),
+        "exclude": ", ".join(concern.exclude),
+        "priority": str(concern.priority),
+        "max_pages": str(concern.max_pages),
+        "scope": concern.scope,
+        "strategy": concern.strategy,
+        "enabled": "1" if concern.enabled else "",
+    }
+    for p in PARAMS:
+        if p.name in concern.params:
+            values[f"param_{p.name}"] = f"{concern.params[p.name]:g}"
+    return values
+
+
+def _parse(
+    request: Request, user: Any, values: dict[str, str]
+) -> tuple[dict[str, Any], dict[str, str]]:
+    """The typed fields for ConcernCreate / ConcernUpdate, or per-field errors."""
+    errors: dict[str, str] = {}
+    data: dict[str, Any] = {
+        "seed_url": values.get("seed_url", "").strip(),
+        "keywords": values.get("keywords", ""),
+        "exclude": values.get("exclude", ""),
+        "strategy": values.get("strategy", "topic-pagerank"),
+        "scope": values.get("scope", "host"),
+        "enabled": bool(values.get("enabled")),
+    }
+    for field, low, high in (("priority", 0, 5), ("max_pages", 1, 100_000)):
+        raw = values.get(field, "").strip()
+        try:
+            number = int(raw)
+        except ValueError:
+            errors[field] = message(
+                request, user, "Enter a whole number from {low} to {high}.", low=low, high=high
+            )
+            continue
+        if not low <= number <= high:
+            errors[field] = message(
+                request, user, "Enter a whole number from {low} to {high}.", low=low, high=high
+            )
+        data[field] = number
+    params: dict[str, float] = {}
+    for p in PARAMS:
+        raw = values.get(f"param_{p.name}", "").strip()
+        if not raw:
+            continue
+        try:
+            value = float(raw)
+        except ValueError:
+            value = float("nan")
+        if not p.low <= value <= p.high:
+            errors[f"param_{p.name}"] = message(
+                request,
+                user,
+                "Enter a number from {low} to {high}.",
+                low=f"{p.low:g}",
+                high=f"{p.high:g}",
+            )
+            continue
+        params[p.name] = value
+    data["params"] = params
+    if data["strategy"] not in STRATEGIES:
+        errors["strategy"] = message(request, user, "Choose a strategy from the list.")
+    return data, errors
+
+
+def _form(
+    request: Request,
+    user: Any,
+    *,
+    heading: str,
+    action: str,
+    values: dict[str, str],
+    errors: dict[str, str],
+    status: int = 200,
+) -> Response:
+    return render(
+        request,
+        "concerns/form.html",
+        {
+            "heading": heading,
+            "action": action,
+            "form": values,
+            "errors": errors,
+            "strategies": STRATEGIES,
+            "params": PARAMS,
+        },
+        user=user,
+        status_code=status,
+    )
+
+
+FIELDS = ("seed_url", "keywords", "exclude", "priority", "max_pages", "strategy", "scope")
+
+
+def _errors(request: Request, user: Any, exc: ServiceError) -> dict[str, str]:
+    return errors_for(request, user, exc, fields=FIELDS, aliases={"url": "seed_url"})
+
+
+def _owned(db: Db, user: CurrentUser, concern_id: int) -> Concern:
+    try:
+        return svc.get_concern(db, user, concern_id)
+    except NotFound as exc:
+        raise PageNotFound from exc
+
+
+@router.get("")
+def concern_list(request: Request, db: Db, user: CurrentUser) -> Response:
+    public = svc.to_public(db, svc.list_concerns(db, user))
+    return render(request, "concerns/list.html", {"concerns": public}, user=user)
+
+
+@router.get("/new")
+def concern_new(request: Request, user: CurrentUser) -> Response:
+    return _form(
+        request,
+        user,
+        heading=message(request, user, "Add concern"),
+        action="/concerns/new",
+        values={"priority": "0", "max_pages": "200", "enabled": "1"},
+        errors={},
+    )
+
+
+@router.post("/new")
+async def concern_create(request: Request, db: Db, user: CurrentUser) -> Response:
+    values = await read_form(request)
+    heading = message(request, user, "Add concern")
+    data, errors = _parse(request, user, values)
+    if errors:
+        return _form(
+            request,
+            user,
+            heading=heading,
+            action="/concerns/new",
+            values=kept(values),
+            errors=errors,
+            status=422,
+        )
+    try:
+        concern = await run_in_threadpool(svc.create_concern, db, user, ConcernCreate(**data))
+    except ServiceError as exc:
+        return _form(
+            request,
+            user,
+            heading=heading,
+            action="/concerns/new",
+            values=kept(values),
+            errors=_errors(request, user, exc),
+            status=exc.status,
+        )
+    flash(request, "Concern added; the first visit is scheduled.", "success")
+    logger.info("web: concern %s added", concern.id)
+    return redirect("/concerns")
+
+
+@router.get("/{concern_id}/edit")
+def concern_edit(request: Request, db: Db, user: CurrentUser, concern_id: int) -> Response:
+    concern = _owned(db, user, concern_id)
+    return _form(
+        request,
+        user,
+        heading=message(request, user, "Edit concern"),
+        action=f"/concerns/{concern_id}/edit",
+        values=_form_values(concern),
+        errors={},
+    )
+
+
+@router.post("/{concern_id}/edit")
+async def concern_update(request: Request, db: Db, user: CurrentUser, concern_id: int) -> Response:
+    _owned(db, user, concern_id)
+    values = await read_form(request)
+    heading = message(request, user, "Edit concern")
+    action = f"/concerns/{concern_id}/edit"
+    data, errors = _parse(request, user, values)
+    if errors:
+        return _form(
+            request,
+            user,
+            heading=heading,
+            action=action,
+            values=kept(values),
+            errors=errors,
+            status=422,
+        )
+    try:
+        await run_in_threadpool(svc.update_concern, db, user, concern_id, ConcernUpdate(**data))
+    except NotFound as exc:
+        raise PageNotFound from exc
+    except ServiceError as exc:
+        return _form(
+            request,
+            user,
+            heading=heading,
+            action=action,
+            values=kept(values),
+            errors=_errors(request, user, exc),
+            status=exc.status,
+        )
+    flash(request, "Concern saved.", "success")
+    return redirect("/concerns")
+
+
+@router.post("/{concern_id}/pause")
+def concern_pause(request: Request, db: Db, user: CurrentUser, concern_id: int) -> Response:
+    concern = _owned(db, user, concern_id)
+    if concern.enabled:
+        svc.pause_concern(db, user, concern_id)
+        flash(request, "Concern paused.", "info")
+    else:
+        svc.resume_concern(db, user, concern_id)
+        flash(request, "Concern resumed.", "success")
+    return redirect("/concerns")
+
+
+@router.post("/{concern_id}/delete")
+def concern_delete(request: Request, db: Db, user: CurrentUser, concern_id: int) -> Response:
+    _owned(db, user, concern_id)
+    svc.delete_concern(db, user, concern_id)
+    flash(request, "Concern deleted.", "info")
+    return redirect("/concerns")
+
+
+@router.post("/{concern_id}/check")
+def concern_check(request: Request, db: Db, user: CurrentUser, concern_id: int) -> Response:
+    _owned(db, user, concern_id)
+    svc.check_now(db, user, concern_id)
+    flash(request, "A visit is scheduled right away.", "success")
+    return redirect("/concerns")

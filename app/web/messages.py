@@ -1,0 +1,337 @@
+""" "My messages" (我的消息): the feed of matches with filters, search, read state, soft
+delete, bulk actions and keyset paging — and, for every match, why it matched.
+
+Queries and rules live in ``app.services.matches``; this module turns query strings into
+its arguments and its rows into what the templates show.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field
+from datetime import UTC, date, datetime, time, timedelta
+from typing import Any, cast
+from urllib.parse import urlencode, urlsplit
+
+from fastapi import APIRouter, Depends, Request
+from fastapi.responses import Response
+
+from app.models import Match, User
+from app.services import matches as svc
+from app.services.errors import NotFound, ServiceError
+from app.web.csrf import csrf_protect
+from app.web.forms import errors_for, message, read_form, read_list, safe_next
+from app.web.sessions import CurrentUser, Db, PageNotFound, flash
+from app.web.templating import redirect, render, user_zone
+
+logger = logging.getLogger(__name__)
+
+router = APIRouter(
+    prefix="/messages", dependencies=[Depends(csrf_protect)], include_in_schema=False
+)
+
+PAGE_SIZE = 20
+
+# the relevance scorer's place names (crawler.relevance: title / meta / anchor / body), mapped
+# to the catalogue's names; older or other shapes use the longer spellings
+_PLACES = {
+    "title": "title",
+    "meta": "meta keywords",
+    "meta_keywords": "meta keywords",
+    "anchor": "anchor text",
+    "anchors": "anchor text",
+    "body": "body text",
+    "text": "body text",
+    "description": "description",
+    "url": "URL",
+}
+
+
+@dataclass
+class Place:
+    name: str
+    terms: list[str] = field(default_factory=list)
+    part: float | None = None
+    """This place's share of the score, when the scorer reported it."""
+
+
+@dataclass
+class Why:
+    keywords: list[str]
+    places: list[Place]
+    score: float
+    threshold: float | None = None
+    method: str | None = None
+    learned: list[str] = field(default_factory=list)
+
+
+@dataclass
+class Item:
+    id: int
+    concern_id: int
+    title: str
+    url: str
+    snippet: str
+    score: float
+    read: bool
+    created_at: datetime
+    host: str
+    concern_label: str
+    terms: list[str] = field(default_factory=list)
+    why: Why | None = None
+
+
+def _terms(value: Any) -> list[str]:
+    """The keywords inside one "where" entry (a list of terms, a {term: count} map, …)."""
+    if isinstance(value, dict):
+        return [str(k) for k, v in value.items() if v]
+    if isinstance(value, list | tuple | set):
+        return [str(v) for v in value if isinstance(v, str | int)]
+    return []
+
+
+def explain(match: Match) -> Why:
+    """Why ``match`` matched: its keywords, where they were found, the score.
+
+    Reads the crawler's relevance explanation — ``hits`` (``[{term, where: {place: n}}]``)
+    and ``parts`` (``{place: share of the score}``) — and also a simpler ``where`` map
+    (``{place: terms}``) when that is what was stored.
+    """
+    info = match.explanation if isinstance(match.explanation, dict) else {}
+    places: dict[str, Place] = {}
+
+    def place(key: object) -> Place | None:
+        name = _PLACES.get(str(key).lower())
+        if name is None:
+            return None
+        return places.setdefault(name, Place(name))
+
+    for hit in info.get("hits") or []:
+        if isinstance(hit, dict) and isinstance(hit.get("where"), dict):
+            for key, count in hit["where"].items():
+                p = place(key) if count else None
+                if p is not None and str(hit.get("term", "")) not in p.terms:
+                    p.terms.append(str(hit.get("term", "")))
+    where = info.get("where")
+    if isinstance(where, dict):
+        for key, value in where.items():
+            p = place(key) if value else None
+            if p is not None:
+                p.terms += [t for t in _terms(value) if t not in p.terms]
+    parts = info.get("parts")
+    if isinstance(parts, dict):
+        for key, value in parts.items():
+            if isinstance(value, int | float) and value > 0:
+                p = place(key)
+                if p is not None:
+                    p.part = float(value)
+    threshold = info.get("threshold")
+    method = info.get("method")
+    learned = info.get("learned")
+    return Why(
+        keywords=list(match.matched_keywords),
+        places=list(places.values()),
+        score=float(match.score),
+        threshold=float(threshold) if isinstance(threshold, int | float) else None,
+        method=str(method) if isinstance(method, str) else None,
+        learned=[str(t) for t in learned] if isinstance(learned, list) else [],
+    )
+
+
+def _item(match: Match, labels: dict[int, str]) -> Item:
+    assert match.id is not None
+    return Item(
+        id=match.id,
+        concern_id=match.concern_id,
+        title=match.title,
+        url=match.url,
+        snippet=match.snippet,
+        score=float(match.score),
+        read=match.read_at is not None,
+        created_at=match.created_at,
+        host=urlsplit(match.url).hostname or "",
+        concern_label=labels.get(match.concern_id, ""),
+        terms=list(match.matched_keywords),
+        why=explain(match),
+    )
+
+
+def _day(value: str | None, user: User, *, end: bool) -> datetime | None:
+    """A date typed in the filter, as the UTC start of that local day (or of the next)."""
+    if not value:
+        return None
+    day = date.fromisoformat(value)
+    if end:
+        day += timedelta(days=1)
+    return datetime.combine(day, time(0), tzinfo=user_zone(user)).astimezone(UTC)
+
+
+@dataclass
+class Filters:
+    q: str = ""
+    concern: int | None = None
+    keyword: str = ""
+    site: str = ""
+    since: str = ""
+    until: str = ""
+    unread: bool = False
+    cursor: str = ""
+
+    def query(self, **override: Any) -> str:
+        values = {
+            "q": self.q,
+            "concern": self.concern or "",
+            "keyword": self.keyword,
+            "site": self.site,
+            "since": self.since,
+            "until": self.until,
+            "unread": "1" if self.unread else "",
+            "cursor": self.cursor,
+        }
+        values.update(override)
+        return urlencode({k: v for k, v in values.items() if v not in ("", None)})
+
+    @property
+    def active(self) -> bool:
+        return bool(
+            self.q
+            or self.concern
+            or self.keyword
+            or self.site
+            or self.since
+            or self.until
+            or self.unread
+        )
+
+
+def _filters(request: Request) -> Filters:
+    p = request.query_params
+    concern = p.get("concern", "")
+    return Filters(
+        q=p.get("q", "").strip(),
+        concern=int(concern) if concern.isdigit() else None,
+        keyword=p.get("keyword", "").strip(),
+        site=p.get("site", "").strip(),
+        since=p.get("since", ""),
+        until=p.get("until", ""),
+        unread=p.get("unread") == "1",
+        cursor=p.get("cursor", ""),
+    )
+
+
+@router.get("")
+def message_list(request: Request, db: Db, user: CurrentUser) -> Response:
+    f = _filters(request)
+    labels = svc.concern_names(db, user)
+    errors: dict[str, str] = {}
+    rows: list[Match] = []
+    next_cursor: str | None = None
+    try:
+        since = _day(f.since, user, end=False)
+        until = _day(f.until, user, end=True)
+    except ValueError:
+        since = until = None
+        errors["form"] = message(request, user, "Enter dates as YYYY-MM-DD.")
+    if not errors:
+        try:
+            rows, next_cursor = svc.list_matches(
+                db,
+                user,
+                concern_id=f.concern,
+                keyword=f.keyword or None,
+                site=f.site or None,
+                since=since,
+                until=until,
+                q=f.q or None,
+                unread=True if f.unread else None,
+                cursor=f.cursor or None,
+                limit=PAGE_SIZE,
+            )
+        except ServiceError as exc:
+            errors = errors_for(request, user, exc, fields=())
+    back = "/messages" + (f"?{f.query()}" if f.query() else "")
+    return render(
+        request,
+        "messages/list.html",
+        {
+            "items": [_item(m, labels) for m in rows],
+            "filters": f,
+            "filtered": f.active,
+            "concerns": [{"id": k, "label": v} for k, v in labels.items()],
+            "unread_count": svc.unread_count(db, user),
+            "next_url": f"/messages?{f.query(cursor=next_cursor)}" if next_cursor else None,
+            "first_url": f"/messages?{f.query(cursor='')}" if f.cursor else None,
+            "back": back,
+            "errors": errors,
+        },
+        user=user,
+    )
+
+
+def _owned(db: Db, user: User, match_id: int) -> Match:
+    try:
+        return svc.get_match(db, user, match_id)
+    except NotFound as exc:
+        raise PageNotFound from exc
+
+
+@router.get("/{match_id}")
+def message_detail(request: Request, db: Db, user: CurrentUser, match_id: int) -> Response:
+    match = _owned(db, user, match_id)
+    if match.read_at is None:
+        match = svc.mark_read(db, user, match_id)
+    item = _item(match, svc.concern_names(db, user))
+    return render(
+        request,
+        "messages/detail.html",
+        {"m": item, "unread_count": svc.unread_count(db, user)},
+        user=user,
+    )
+
+
+async def _back(request: Request) -> str:
+    values = await read_form(request)
+    return safe_next(values.get("back"), "/messages")
+
+
+@router.post("/bulk")
+async def message_bulk(request: Request, db: Db, user: CurrentUser) -> Response:
+    values = await read_form(request)
+    ids = [int(v) for v in await read_list(request, "ids") if v.isdigit()]
+    action = values.get("action", "")
+    if not ids:
+        flash(request, "Select at least one message.", "error")
+    else:
+        try:
+            changed = svc.bulk(db, user, ids, cast(svc.BulkAction, action))
+            flash(request, "{n} messages updated.", "success", n=changed)
+        except ServiceError as exc:
+            flash(
+                request,
+                "{error}",
+                "error",
+                error=errors_for(request, user, exc, fields=()).popitem()[1],
+            )
+    return redirect(safe_next(values.get("back"), "/messages"))
+
+
+@router.post("/{match_id}/read")
+async def message_read(request: Request, db: Db, user: CurrentUser, match_id: int) -> Response:
+    _owned(db, user, match_id)
+    svc.mark_read(db, user, match_id)
+    return redirect(await _back(request))
+
+
+@router.post("/{match_id}/unread")
+async def message_unread(request: Request, db: Db, user: CurrentUser, match_id: int) -> Response:
+    _owned(db, user, match_id)
+    svc.mark_unread(db, user, match_id)
+    return redirect(await _back(request))
+
+
+@router.post("/{match_id}/delete")
+async def message_delete(request: Request, db: Db, user: CurrentUser, match_id: int) -> Response:
+    _owned(db, user, match_id)
+    svc.delete_match(db, user, match_id)
+    flash(request, "Message deleted.", "info")
+    return redirect("/messages")

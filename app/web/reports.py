@@ -1,0 +1,96 @@
+"""The per-concern crawl report: recent runs of the concern's site, pages fetched versus
+matched, the harvest rate per run (drawn by Chart.js in the browser), and errors.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from fastapi import APIRouter, Request
+from fastapi.responses import Response
+
+from app.services import concerns as concern_svc
+from app.services import runs as svc
+from app.services.errors import NotFound
+from app.web.forms import message
+from app.web.sessions import CurrentUser, Db, PageNotFound
+from app.web.templating import render, user_zone
+
+logger = logging.getLogger(__name__)
+
+router = APIRouter(prefix="/concerns", include_in_schema=False)
+
+RECENT_RUNS = 30
+
+
+def chart_data(points: list[svc.HarvestPoint], names: dict[str, str], fmt: Any) -> dict[str, Any]:
+    """Chart.js series: one bar pair (fetched, matched) and one rate line (%) per run."""
+    return {
+        "labels": [fmt(p.started_at, "%m-%d %H:%M") for p in points],
+        "fetched": [p.pages_fetched for p in points],
+        "matched": [p.pages_matched for p in points],
+        "harvest": [round(p.harvest_rate * 100, 1) for p in points],
+        "names": names,
+    }
+
+
+def run_series(points: list[svc.HarvestPoint]) -> dict[str, Any] | None:
+    """The newest run's cumulative harvest rate as it crawled (``stats["harvest"]`` holds
+    ``[pages fetched, pages matched]`` samples), or None when no run recorded one."""
+    for point in reversed(points):
+        samples = [
+            (int(s[0]), int(s[1]))
+            for s in point.series
+            if isinstance(s, list | tuple) and len(s) == 2 and int(s[0]) > 0
+        ]
+        if samples:
+            return {
+                "run_id": point.run_id,
+                "labels": [f for f, _ in samples],
+                "rate": [round(100 * m / f, 1) for f, m in samples],
+            }
+    return None
+
+
+@router.get("/{concern_id}/report")
+def concern_report(request: Request, db: Db, user: CurrentUser, concern_id: int) -> Response:
+    try:
+        concern = concern_svc.get_concern(db, user, concern_id)
+        runs = svc.list_runs(db, user, concern_id, limit=RECENT_RUNS)
+        points = svc.harvest_series(db, user, concern_id, limit=RECENT_RUNS)
+    except NotFound as exc:
+        raise PageNotFound from exc
+    fetched = sum(r.pages_fetched for r in runs)
+    matched = sum(r.pages_matched for r in runs)
+    names = {
+        "fetched": message(request, user, "Pages fetched"),
+        "matched": message(request, user, "Pages matched"),
+        "harvest": message(request, user, "Harvest rate") + " (%)",
+        "pages": message(request, user, "Pages"),
+    }
+    zone = user_zone(user)
+    chart = chart_data(points, names, lambda d, f: d.astimezone(zone).strftime(f))
+    during = run_series(points)
+    if during is not None:
+        during["names"] = {
+            "rate": message(request, user, "Harvest rate") + " (%)",
+            "pages": message(request, user, "Pages fetched"),
+        }
+    return render(
+        request,
+        "concerns/report.html",
+        {
+            "concern": concern,
+            "runs": runs,
+            "chart": chart,
+            "during": during,
+            "totals": {
+                "runs": len(runs),
+                "fetched": fetched,
+                "matched": matched,
+                "harvest": matched / fetched if fetched else 0.0,
+            },
+        },
+        user=user,
+    )

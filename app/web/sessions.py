@@ -1,0 +1,127 @@
+"""Browser sessions: who is logged in, the per-request database session, flash messages.
+
+The session lives in a signed cookie (Starlette's SessionMiddleware: HttpOnly, SameSite=Lax,
+Secure when ``settings.secure_cookies``). Logging in clears the old session and issues a new
+CSRF token (session rotation); logging out clears everything. The cookie also carries the
+user's ``auth`` stamp — a hash prefix of the password hash — so changing or resetting the
+password logs out every other browser.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+from collections.abc import Iterator
+from typing import Annotated, Any
+
+from fastapi import Depends, Request
+from sqlmodel import Session
+
+from app.core.db import get_engine
+from app.models import User
+from app.services.matches import unread_count
+from app.web import csrf
+
+logger = logging.getLogger(__name__)
+
+USER_KEY = "uid"
+AUTH_KEY = "auth"
+FLASH_KEY = "flash"
+LANG_KEY = "lang"
+
+
+class LoginRequired(Exception):
+    """The page needs a logged-in user; the handler redirects to the login page."""
+
+    def __init__(self, next_url: str) -> None:
+        super().__init__(next_url)
+        self.next_url = next_url
+
+
+class PageNotFound(Exception):
+    """Nothing here for this user (missing, or someone else's): rendered as a 404 page."""
+
+
+def get_db() -> Iterator[Session]:
+    """One database session per request, committed when the view returns normally."""
+    with Session(get_engine(), expire_on_commit=False) as db:
+        try:
+            yield db
+            db.commit()
+        except BaseException:
+            db.rollback()
+            raise
+
+
+Db = Annotated[Session, Depends(get_db)]
+
+
+def _stamp(user: User) -> str:
+    return hashlib.sha256(user.password_hash.encode()).hexdigest()[:16]
+
+
+def login(request: Request, user: User) -> None:
+    """Start a fresh session for ``user`` (the old session's data is dropped)."""
+    lang = request.session.get(LANG_KEY)
+    request.session.clear()
+    request.session[USER_KEY] = user.id
+    request.session[AUTH_KEY] = _stamp(user)
+    if lang:
+        request.session[LANG_KEY] = lang
+    csrf.rotate(request)
+
+
+def logout(request: Request) -> None:
+    request.session.clear()
+    csrf.rotate(request)
+
+
+def session_user(request: Request, db: Session) -> User | None:
+    """The logged-in, active user of this request, or None."""
+    cached = getattr(request.state, "web_user", None)
+    if cached is not None:
+        return cached if isinstance(cached, User) else None
+    uid = request.session.get(USER_KEY)
+    user = db.get(User, uid) if isinstance(uid, int) else None
+    if user is not None and (not user.is_active or request.session.get(AUTH_KEY) != _stamp(user)):
+        user = None
+    if user is None and uid is not None:
+        request.session.pop(USER_KEY, None)
+        request.session.pop(AUTH_KEY, None)
+    request.state.web_user = user if user is not None else False
+    if user is not None:
+        # a detached copy for error pages rendered after the request's session is closed
+        request.state.web_user_copy = User.model_validate(user.model_dump())
+    return user
+
+
+def optional_user(request: Request, db: Db) -> User | None:
+    return session_user(request, db)
+
+
+def required_user(request: Request, db: Db) -> User:
+    user = session_user(request, db)
+    if user is None:
+        target = request.url.path
+        if request.url.query:
+            target += "?" + request.url.query
+        raise LoginRequired(target if request.method == "GET" else "/")
+    if request.method == "GET":
+        request.state.unread_count = unread_count(db, user)  # the navigation badge
+    return user
+
+
+MaybeUser = Annotated[User | None, Depends(optional_user)]
+CurrentUser = Annotated[User, Depends(required_user)]
+
+
+def flash(request: Request, message: str, category: str = "info", **params: Any) -> None:
+    """Queue a message (a catalogue key + params) for the next rendered page."""
+    queue = list(request.session.get(FLASH_KEY, []))
+    queue.append({"key": message, "category": category, "params": params})
+    request.session[FLASH_KEY] = queue[-5:]
+
+
+def pop_flashes(request: Request) -> list[dict[str, Any]]:
+    queue = request.session.pop(FLASH_KEY, [])
+    return list(queue) if isinstance(queue, list) else []

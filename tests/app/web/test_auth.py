@@ -1,0 +1,256 @@
+"""Account pages: register → verify, log in / out, forgotten password, CSRF, cookies."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from tests.app.web.conftest import csrf_of, log_in, make_user, new_client, post
+
+
+def test_start_page_sends_visitors_to_login(client):
+    response = client.get("/")
+    assert response.status_code == 303
+    assert response.headers["location"] == "/login"
+
+
+def test_login_page_is_chinese_by_default_and_english_on_request(client):
+    zh = client.get("/login")
+    assert zh.status_code == 200
+    assert "登录" in zh.text and '<html lang="zh-CN">' in zh.text
+    en = client.get("/login", headers={"Accept-Language": "en-US,en;q=0.9,zh;q=0.5"})
+    assert "Log in" in en.text and "登录" not in en.text
+
+
+def test_language_switch_is_remembered_for_visitors(client):
+    client.get("/lang/en?next=/register")
+    assert "Create your account" in client.get("/register").text
+    client.get("/lang/zh?next=//evil.example")
+    assert "创建账户" in client.get("/register").text
+
+
+def test_register_logs_in_and_sends_a_verification_link(client, db):
+    response = post(
+        client,
+        "/register",
+        {
+            "email": "new@example.com",
+            "password": "password123",
+            "password2": "password123",
+        },
+        page="/register",
+    )
+    assert response.status_code == 303
+    assert response.headers["location"] == "/concerns"
+    page = client.get("/concerns")
+    assert "new@example.com" in page.text
+    assert "验证链接已发送到 new@example.com" in page.text
+
+    from app.core.config import get_settings
+    from app.services import accounts
+    from app.services.accounts import make_email_verification_token
+
+    user = accounts.crud.get_user_by_email(db, email="new@example.com")
+    token = make_email_verification_token(get_settings(), user)
+    verified = client.get(f"/verify-email?token={token}")
+    assert verified.status_code == 200 and "邮箱已验证" in verified.text
+    db.refresh(user)
+    assert user.email_verified_at is not None
+
+
+def test_bad_verification_link_is_refused(client):
+    response = client.get("/verify-email?token=forged")
+    assert response.status_code == 400
+    assert "验证链接无效或已过期" in response.text
+
+
+def test_register_errors_keep_what_was_typed(client, alice):
+    differ = post(
+        client,
+        "/register",
+        {
+            "email": "typed@example.com",
+            "password": "password123",
+            "password2": "other-pass",
+        },
+        page="/register",
+    )
+    assert differ.status_code == 422
+    assert 'value="typed@example.com"' in differ.text and "两次输入的密码不一致" in differ.text
+    assert "password123" not in differ.text
+    taken = post(
+        client,
+        "/register",
+        {
+            "email": alice.email,
+            "password": "password123",
+            "password2": "password123",
+        },
+        page="/register",
+    )
+    assert taken.status_code == 409 and "该邮箱已经注册" in taken.text
+    short = post(
+        client,
+        "/register",
+        {
+            "email": "x@example.com",
+            "password": "short",
+            "password2": "short",
+        },
+        page="/register",
+    )
+    assert short.status_code == 422 and "密码至少需要 8 个字符" in short.text
+
+
+def test_login_rotates_the_session_and_logout_clears_it(client, alice):
+    before = csrf_of(client)
+    response = post(
+        client, "/login", {"email": alice.email, "password": "password123", "next": "/settings"}
+    )
+    assert response.status_code == 303 and response.headers["location"] == "/settings"
+    after = csrf_of(client, "/settings")
+    assert after != before
+    assert alice.email in client.get("/settings").text
+    out = post(client, "/logout", page="/settings")
+    assert out.status_code == 303 and out.headers["location"] == "/login"
+    assert client.get("/messages").status_code == 303
+    assert csrf_of(client) != after
+
+
+def test_wrong_password_shows_an_error_and_keeps_the_email(client, alice):
+    response = post(client, "/login", {"email": alice.email, "password": "wrong-password"})
+    assert response.status_code == 401
+    assert "邮箱或密码错误" in response.text and f'value="{alice.email}"' in response.text
+
+
+def test_login_is_throttled_after_repeated_failures(client, alice):
+    for _ in range(5):
+        post(client, "/login", {"email": alice.email, "password": "wrong-password"})
+    response = post(client, "/login", {"email": alice.email, "password": "password123"})
+    assert response.status_code == 429 and "尝试次数过多" in response.text
+
+
+def test_next_only_follows_local_paths(client, alice):
+    response = post(
+        client,
+        "/login",
+        {"email": alice.email, "password": "password123", "next": "https://evil.example/"},
+    )
+    assert response.headers["location"] == "/messages"
+
+
+def test_pages_need_login_and_come_back_after_it(client, alice):
+    response = client.get("/concerns/new")
+    assert response.status_code == 303
+    assert response.headers["location"] == "/login?next=/concerns/new"
+
+
+@pytest.mark.parametrize("token", [None, "wrong-token"])
+def test_post_without_or_with_a_wrong_csrf_token_is_refused(alice_client, token):
+    data = {"seed_url": "https://example.com/", "keywords": "足球"}
+    if token:
+        data["csrf_token"] = token
+    response = alice_client.post("/concerns/new", data=data)
+    assert response.status_code == 403
+    assert "表单已失效" in response.text
+    logout = alice_client.post("/logout", data={"csrf_token": token} if token else {})
+    assert logout.status_code == 403
+
+
+def test_anonymous_post_without_token_is_refused(client):
+    response = client.post("/login", data={"email": "a@example.com", "password": "x" * 10})
+    assert response.status_code == 403
+
+
+def test_session_cookie_flags(client, alice):
+    response = post(client, "/login", {"email": alice.email, "password": "password123"})
+    cookie = response.headers["set-cookie"]
+    assert "tp_session=" in cookie and "httponly" in cookie.lower()
+    assert "samesite=lax" in cookie.lower() and "secure" not in cookie.lower()
+
+
+def test_secure_cookies_setting_marks_the_cookie_secure(web_env, monkeypatch):
+    from app.core.config import get_settings
+    from app.main import create_app
+
+    monkeypatch.setenv("TIMELYPUSH_SECURE_COOKIES", "true")
+    get_settings.cache_clear()
+    client = new_client(create_app())
+    response = client.get("/login")
+    assert "secure" in response.headers["set-cookie"].lower()
+
+
+def test_password_reset_link_works_once(client, db, alice):
+    from app.core.config import get_settings
+    from app.services.accounts import make_password_reset_token
+
+    notice = post(client, "/forgot", {"email": alice.email}, page="/forgot")
+    assert notice.status_code == 200 and "请查收邮件" in notice.text
+    token = make_password_reset_token(get_settings(), alice)
+    form = client.get(f"/reset-password?token={token}")
+    assert form.status_code == 200 and token in form.text
+    done = post(
+        client,
+        "/reset-password",
+        {"token": token, "password": "brand-new-pass", "password2": "brand-new-pass"},
+        page="/forgot",
+    )
+    assert done.status_code == 303 and done.headers["location"] == "/login"
+    again = post(
+        client,
+        "/reset-password",
+        {"token": token, "password": "another-pass1", "password2": "another-pass1"},
+        page="/forgot",
+    )
+    assert again.status_code == 422 and "链接无效、已过期或已被使用" in again.text
+    log_in(client, alice.email, "brand-new-pass")
+
+
+def test_password_reset_logs_out_other_browsers(app, client, db, alice, alice_client):
+    from app.core.config import get_settings
+    from app.services.accounts import make_password_reset_token
+
+    token = make_password_reset_token(get_settings(), alice)
+    post(
+        client,
+        "/reset-password",
+        {"token": token, "password": "brand-new-pass", "password2": "brand-new-pass"},
+        page="/forgot",
+    )
+    assert alice_client.get("/settings").status_code == 303
+
+
+def test_sms_reset_is_offered_only_when_configured(client, monkeypatch, db):
+    assert "/forgot/sms" not in client.get("/forgot").text
+    from app.core.config import get_settings
+
+    monkeypatch.setenv("TIMELYPUSH_SMS_PROVIDER", "console")
+    get_settings.cache_clear()
+    assert "/forgot/sms" in client.get("/forgot").text
+
+
+def test_sms_code_reset_rejects_a_wrong_code(client, db):
+    make_user(db, "phone@example.com", phone="+8613800138000")
+    response = post(
+        client,
+        "/reset-password/sms",
+        {
+            "email": "phone@example.com",
+            "code": "000000",
+            "password": "brand-new-pass",
+            "password2": "brand-new-pass",
+        },
+        page="/reset-password/sms?email=phone@example.com",
+    )
+    assert response.status_code == 422
+    assert "验证码错误或已过期" in response.text
+    assert re.search(r'value="phone@example.com"', response.text)
+
+
+def test_html_pages_carry_security_headers(client):
+    headers = client.get("/login").headers
+    assert headers["x-frame-options"] == "DENY"
+    assert headers["x-content-type-options"] == "nosniff"
+    assert "script-src 'self'" in headers["content-security-policy"]
+    assert "frame-ancestors 'none'" in headers["content-security-policy"]

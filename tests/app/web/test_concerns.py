@@ -1,0 +1,202 @@
+"""我的关注: list, add (validated, probed), edit, pause, delete, check now; isolation."""
+
+from __future__ import annotations
+
+import pytest
+
+from app.models import Concern, Site
+from tests.app.web.conftest import post
+from tests.app.web.factories import make_concern
+
+
+def test_empty_list_invites_to_add(alice_client):
+    page = alice_client.get("/concerns")
+    assert page.status_code == 200 and "您还没有关注任何网站" in page.text
+
+
+def test_add_concern_through_the_form(alice_client, site_url, db, alice):
+    form = alice_client.get("/concerns/new")
+    assert form.status_code == 200 and "主题 PageRank（推荐）" in form.text
+    response = post(
+        alice_client,
+        "/concerns/new",
+        {
+            "seed_url": site_url,
+            "keywords": "足球，中超, 足球",
+            "exclude": "彩票",
+            "priority": "3",
+            "max_pages": "150",
+            "scope": "host",
+            "strategy": "fish-kp",
+            "param_T": "0.6",
+            "enabled": "1",
+        },
+        page="/concerns/new",
+    )
+    assert response.status_code == 303, response.text
+    concern = db.exec(__import__("sqlmodel").select(Concern)).one()
+    assert concern.keywords == ["足球", "中超"] and concern.exclude == ["彩票"]
+    assert concern.priority == 3 and concern.max_pages == 150
+    assert concern.strategy == "fish-kp" and concern.params == {"T": 0.6}
+    page = alice_client.get("/concerns")
+    assert "关注已添加" in page.text and site_url in page.text
+    assert "下次访问" in page.text and "未安排" not in page.text
+    assert "回访级别" in page.text
+
+
+def test_bad_input_is_shown_next_to_the_field_and_kept(alice_client):
+    response = post(
+        alice_client,
+        "/concerns/new",
+        {
+            "seed_url": "ftp://example.com/",
+            "keywords": "足球",
+            "priority": "9",
+            "max_pages": "10",
+            "strategy": "topic-pagerank",
+        },
+        page="/concerns/new",
+    )
+    assert response.status_code == 422
+    assert "0 到 5 之间的整数" in response.text and 'value="ftp://example.com/"' in response.text
+    response = post(
+        alice_client,
+        "/concerns/new",
+        {
+            "seed_url": "ftp://example.com/",
+            "keywords": "足球",
+            "priority": "1",
+            "max_pages": "10",
+            "strategy": "topic-pagerank",
+        },
+        page="/concerns/new",
+    )
+    assert response.status_code == 422 and "网址无效" in response.text
+    assert 'value="足球"' in response.text
+
+
+def test_no_keywords_and_private_addresses_are_refused(alice_client):
+    empty = post(
+        alice_client,
+        "/concerns/new",
+        {
+            "seed_url": "https://example.com/",
+            "keywords": " ， ",
+            "priority": "0",
+            "max_pages": "10",
+            "strategy": "bfs",
+        },
+        page="/concerns/new",
+    )
+    assert empty.status_code == 422 and "请至少输入一个关键词" in empty.text
+    private = post(
+        alice_client,
+        "/concerns/new",
+        {
+            "seed_url": "http://10.0.0.1/",
+            "keywords": "足球",
+            "priority": "0",
+            "max_pages": "10",
+            "strategy": "bfs",
+        },
+        page="/concerns/new",
+    )
+    assert private.status_code == 422 and "不能使用这个地址" in private.text
+
+
+def test_unreachable_site_gives_a_clear_message(alice_client, site_url):
+    dead = site_url.replace("127.0.0.1:", "127.0.0.1:1")  # almost surely a closed port
+    port = int(dead.rsplit(":", 1)[1].strip("/"))
+    if port > 65535:
+        dead = "http://127.0.0.1:9/"
+    response = post(
+        alice_client,
+        "/concerns/new",
+        {
+            "seed_url": dead,
+            "keywords": "足球",
+            "priority": "0",
+            "max_pages": "10",
+            "strategy": "bfs",
+        },
+        page="/concerns/new",
+    )
+    assert response.status_code == 422 and "网站无法访问" in response.text
+
+
+def test_edit_pause_resume_check_delete(alice_client, db, alice):
+    concern = make_concern(db, alice)
+    cid = concern.id
+    edit = alice_client.get(f"/concerns/{cid}/edit")
+    assert edit.status_code == 200 and 'value="足球, 中超"' in edit.text
+    saved = post(
+        alice_client,
+        f"/concerns/{cid}/edit",
+        {
+            "seed_url": concern.seed_url,
+            "keywords": "篮球",
+            "priority": "5",
+            "max_pages": "20",
+            "strategy": "bfs",
+            "scope": "host",
+            "enabled": "1",
+        },
+        page=f"/concerns/{cid}/edit",
+    )
+    assert saved.status_code == 303
+    db.refresh(concern)
+    assert concern.keywords == ["篮球"] and concern.priority == 5 and concern.strategy == "bfs"
+
+    assert post(alice_client, f"/concerns/{cid}/pause", page="/concerns").status_code == 303
+    db.refresh(concern)
+    assert concern.enabled is False
+    assert "已暂停" in alice_client.get("/concerns").text
+    post(alice_client, f"/concerns/{cid}/pause", page="/concerns")
+    db.refresh(concern)
+    assert concern.enabled is True
+
+    site = db.get(Site, concern.site_id)
+    site.next_visit_at = None
+    db.add(site)
+    db.commit()
+    assert post(alice_client, f"/concerns/{cid}/check", page="/concerns").status_code == 303
+    db.refresh(site)
+    assert site.next_visit_at is not None
+
+    assert post(alice_client, f"/concerns/{cid}/delete", page="/concerns").status_code == 303
+    db.expire_all()
+    assert db.get(Concern, cid) is None
+
+
+@pytest.mark.parametrize(
+    "method,path",
+    [
+        ("get", "/concerns/{id}/edit"),
+        ("post", "/concerns/{id}/edit"),
+        ("post", "/concerns/{id}/pause"),
+        ("post", "/concerns/{id}/delete"),
+        ("post", "/concerns/{id}/check"),
+        ("get", "/concerns/{id}/report"),
+    ],
+)
+def test_other_users_concerns_are_not_found(bob_client, db, alice, method, path):
+    concern = make_concern(db, alice)
+    url = path.format(id=concern.id)
+    if method == "get":
+        response = bob_client.get(url)
+    else:
+        response = post(
+            bob_client,
+            url,
+            {
+                "seed_url": "https://x.example/",
+                "keywords": "x",
+                "priority": "0",
+                "max_pages": "1",
+                "strategy": "bfs",
+            },
+            page="/concerns",
+        )
+    assert response.status_code == 404 and "找不到页面" in response.text
+    db.refresh(concern)
+    assert concern.enabled is True and concern.keywords == ["足球", "中超"]

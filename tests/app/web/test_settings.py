@@ -1,0 +1,178 @@
+"""Settings: profile, language, push preferences, webhook secret shown once, API tokens."""
+
+from __future__ import annotations
+
+from tests.app.web.conftest import post
+
+
+def test_settings_page(alice_client, alice):
+    page = alice_client.get("/settings")
+    assert page.status_code == 200
+    assert "个人资料" in page.text and "推送偏好" in page.text and "API 令牌" in page.text
+    assert 'value="Asia/Shanghai" selected' in page.text
+
+
+def test_profile_language_switches_the_ui(alice_client, db, alice):
+    response = post(
+        alice_client,
+        "/settings/profile",
+        {
+            "email": alice.email,
+            "phone": "+86 138 0013 8000",
+            "timezone": "Europe/Berlin",
+            "language": "en",
+        },
+        page="/settings",
+    )
+    assert response.status_code == 303
+    db.refresh(alice)
+    assert alice.language == "en" and alice.timezone == "Europe/Berlin"
+    assert alice.phone == "+8613800138000"
+    page = alice_client.get("/settings", headers={"Accept-Language": "zh-CN"})
+    assert "Profile saved." in page.text and "Push preferences" in page.text
+    assert "个人资料" not in page.text
+
+
+def test_bad_profile_input_is_explained_and_kept(alice_client, db, alice):
+    response = post(
+        alice_client,
+        "/settings/profile",
+        {
+            "email": alice.email,
+            "phone": "call me",
+            "timezone": "Asia/Shanghai",
+            "language": "zh",
+        },
+        page="/settings",
+    )
+    assert response.status_code == 422
+    assert "请输入带国家代码的手机号" in response.text and 'value="call me"' in response.text
+    db.refresh(alice)
+    assert alice.phone is None
+
+
+def test_push_preferences(alice_client, db, alice):
+    response = post(
+        alice_client,
+        "/settings/push",
+        {
+            "push_mode": "digest",
+            "digest_time": "07:30",
+            "quiet_start": "22:00",
+            "quiet_end": "07:00",
+            "email_enabled": "1",
+        },
+        page="/settings",
+    )
+    assert response.status_code == 303
+    db.refresh(alice)
+    assert (alice.push_mode, alice.digest_time, alice.quiet_start, alice.quiet_end) == (
+        "digest",
+        "07:30",
+        "22:00",
+        "07:00",
+    )
+    assert alice.email_enabled and not alice.sms_enabled
+    bad = post(
+        alice_client,
+        "/settings/push",
+        {"push_mode": "both", "digest_time": "25:00"},
+        page="/settings",
+    )
+    assert bad.status_code == 422 and "时间格式为 HH:MM" in bad.text
+    sms = post(
+        alice_client,
+        "/settings/push",
+        {"push_mode": "both", "digest_time": "08:00", "sms_enabled": "1"},
+        page="/settings",
+    )
+    assert sms.status_code == 422
+    db.refresh(alice)
+    assert alice.sms_enabled is False and alice.push_mode == "digest"
+
+
+def test_webhook_secret_is_shown_once(alice_client, db, alice):
+    page = post(alice_client, "/settings/webhook/rotate", page="/settings")
+    assert page.status_code == 200 and page.headers["cache-control"] == "no-store"
+    db.refresh(alice)
+    assert alice.webhook_secret and alice.webhook_secret in page.text
+    assert alice.webhook_secret not in alice_client.get("/settings").text
+    again = post(alice_client, "/settings/webhook/rotate", page="/settings")
+    old = alice.webhook_secret
+    db.refresh(alice)
+    assert alice.webhook_secret != old and alice.webhook_secret in again.text
+
+
+def test_webhook_url_goes_through_the_guard(alice_client, db, alice):
+    response = post(
+        alice_client, "/settings/webhook", {"webhook_url": "http://10.1.2.3/hook"}, page="/settings"
+    )
+    assert response.status_code == 422 and "不能使用这个地址" in response.text
+    ok = post(
+        alice_client,
+        "/settings/webhook",
+        {"webhook_url": "http://127.0.0.1:9/hook"},
+        page="/settings",
+    )
+    assert ok.status_code == 303
+    db.refresh(alice)
+    assert alice.webhook_url == "http://127.0.0.1:9/hook"
+
+
+def test_api_tokens_listed_and_revoked(alice_client, bob_client, db, alice, bob):
+    from app.services import accounts
+
+    _, mine = accounts.issue_token(db, alice, name="iPhone")
+    _, theirs = accounts.issue_token(db, bob, name="Pixel")
+    page = alice_client.get("/settings")
+    assert "iPhone" in page.text and "Pixel" not in page.text
+    assert (
+        post(bob_client, f"/settings/tokens/{mine.id}/revoke", page="/settings").status_code == 404
+    )
+    assert (
+        post(alice_client, f"/settings/tokens/{mine.id}/revoke", page="/settings").status_code
+        == 303
+    )
+    db.refresh(mine)
+    db.refresh(theirs)
+    assert mine.revoked_at is not None and theirs.revoked_at is None
+
+
+def test_change_password_keeps_this_browser_and_logs_out_others(app, alice_client, db, alice):
+    from tests.app.web.conftest import log_in, new_client
+
+    other = new_client(app)
+    log_in(other, alice.email)
+    wrong = post(
+        alice_client,
+        "/settings/password",
+        {
+            "current_password": "not-it-at-all",
+            "password": "brand-new-pass",
+            "password2": "brand-new-pass",
+        },
+        page="/settings",
+    )
+    assert wrong.status_code == 401 and "当前密码不正确" in wrong.text
+    ok = post(
+        alice_client,
+        "/settings/password",
+        {
+            "current_password": "password123",
+            "password": "brand-new-pass",
+            "password2": "brand-new-pass",
+        },
+        page="/settings",
+    )
+    assert ok.status_code == 303
+    assert "密码已修改" in alice_client.get("/settings").text
+    assert other.get("/settings").status_code == 303
+    log_in(new_client(app), alice.email, "brand-new-pass")
+
+
+def test_unverified_users_can_ask_for_the_link_again(alice_client):
+    page = alice_client.get("/settings")
+    assert "重新发送验证链接" in page.text
+    response = post(alice_client, "/verify/resend", page="/settings")
+    assert response.status_code == 303 and response.headers["location"] == "/settings"
+    assert "验证链接已发送到" in alice_client.get("/settings").text
