@@ -1,0 +1,153 @@
+"""One timed crawl of the lab web in a fresh process, for `bench throughput`.
+
+``python -m app.bench.crawl_worker ours|scrapy --proxy URL --seed URL --pages N
+--concurrency C [--strategy S] [--profile FILE]`` prints one JSON line: pages, seconds, CPU
+seconds of this process (the lab server runs in another one), and with ``--profile`` writes
+cProfile statistics. Timing starts when the crawl starts (imports and start-up excluded).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import cProfile
+import json
+import logging
+import os
+import time
+from typing import Any
+from urllib.parse import urlsplit
+
+KEYWORDS = ["体育", "足球", "篮球", "比赛"]
+
+
+PROFILER: cProfile.Profile | None = None
+"""Set by ``--profile``: enabled only while the crawl runs (start-up is not profiled)."""
+
+
+def _clock() -> tuple[float, float]:
+    return time.perf_counter(), time.process_time()
+
+
+def _begin() -> tuple[float, float]:
+    if PROFILER is not None:
+        PROFILER.enable()
+    return _clock()
+
+
+def _end() -> tuple[float, float]:
+    if PROFILER is not None:
+        PROFILER.disable()
+    return _clock()
+
+
+async def _ours(args: argparse.Namespace) -> dict[str, Any]:
+    from app.lab.runner import THESIS_PARAMS, lab_fetch_config
+    from crawler import CrawlConfig, TopicProfile, crawl
+    from crawler import text as textmod
+
+    # jieba's dictionaries and the keyword extractor load once per process: start-up, not crawling
+    textmod.tokenize("预热分词")
+    textmod.extract_keywords("体育新闻预热分词，足球比赛", topk=3)
+    config = CrawlConfig(
+        max_pages=args.pages,
+        scope="any",
+        strategy=args.strategy,
+        params=THESIS_PARAMS,
+        fetch=lab_fetch_config(args.proxy, args.concurrency),
+    )
+    pages = errors = 0
+    wall, cpu = _begin()
+    async for event in crawl([args.seed], TopicProfile.from_keywords(KEYWORDS), config):
+        if event.page is not None and event.error is None:
+            pages += 1
+        else:
+            errors += 1
+    end_wall, end_cpu = _end()
+    return {"pages": pages, "errors": errors, "seconds": end_wall - wall, "cpu": end_cpu - cpu}
+
+
+def _scrapy(args: argparse.Namespace) -> dict[str, Any]:
+    """A minimal breadth-first Scrapy spider over every *.test host, through the proxy."""
+    import scrapy
+    from scrapy.crawler import CrawlerProcess
+
+    os.environ["http_proxy"] = args.proxy  # robots.txt requests go through the proxy too
+    result: dict[str, Any] = {"pages": 0, "errors": 0}
+    clocks: dict[str, tuple[float, float]] = {}
+
+    class LabSpider(scrapy.Spider):
+        name = "lab"
+        custom_settings = {  # noqa: RUF012
+            "CONCURRENT_REQUESTS": args.concurrency,
+            "CONCURRENT_REQUESTS_PER_DOMAIN": args.concurrency,
+            "DOWNLOAD_DELAY": 0,
+            "ROBOTSTXT_OBEY": True,
+            "CLOSESPIDER_PAGECOUNT": args.pages,
+            "DEPTH_PRIORITY": 1,
+            "SCHEDULER_DISK_QUEUE": "scrapy.squeues.PickleFifoDiskQueue",
+            "SCHEDULER_MEMORY_QUEUE": "scrapy.squeues.FifoMemoryQueue",
+            "RETRY_ENABLED": False,
+            "LOG_LEVEL": "ERROR",
+            "TELNETCONSOLE_ENABLED": False,
+            "COOKIES_ENABLED": False,
+            "REQUEST_FINGERPRINTER_IMPLEMENTATION": "2.7",
+            "HTTPERROR_ALLOW_ALL": True,
+        }
+
+        async def start(self):  # type: ignore[no-untyped-def]
+            clocks["start"] = _begin()
+            yield scrapy.Request(args.seed, meta={"proxy": args.proxy})
+
+        def closed(self, reason: str) -> None:
+            clocks["end"] = _end()
+            result["reason"] = reason
+
+        def parse(self, response):  # type: ignore[no-untyped-def]
+            if response.status != 200:
+                result["errors"] += 1
+                return
+            result["pages"] += 1
+            for href in response.css("a::attr(href)").getall():
+                url = response.urljoin(href)
+                host = urlsplit(url).hostname or ""
+                if url.startswith("http://") and host.endswith(".test"):
+                    yield scrapy.Request(url, meta={"proxy": args.proxy})
+
+    process = CrawlerProcess({"LOG_LEVEL": "ERROR"})
+    process.crawl(LabSpider)
+    process.start()
+    (wall, cpu), (end_wall, end_cpu) = clocks["start"], clocks["end"]
+    result.update(seconds=end_wall - wall, cpu=end_cpu - cpu)
+    return result
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("crawler", choices=("ours", "scrapy"))
+    parser.add_argument("--proxy", required=True)
+    parser.add_argument("--seed", required=True)
+    parser.add_argument("--pages", type=int, default=1000)
+    parser.add_argument("--concurrency", type=int, default=16)
+    parser.add_argument("--strategy", default="bfs")
+    parser.add_argument("--profile", default=None)
+    args = parser.parse_args()
+    global PROFILER
+    PROFILER = cProfile.Profile() if args.profile else None
+    if args.crawler == "ours":
+        logging.basicConfig(level=logging.ERROR)
+        try:
+            import uvloop
+
+            result = uvloop.run(_ours(args))
+        except ImportError:  # pragma: no cover
+            result = asyncio.run(_ours(args))
+    else:
+        result = _scrapy(args)
+    if PROFILER is not None:
+        PROFILER.dump_stats(args.profile)
+    print(json.dumps(result))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,118 @@
+"""serve, migrate, worker, beat, user: running the service."""
+
+from __future__ import annotations
+
+import sys
+
+import typer
+
+from app.core.config import get_settings
+from app.core.logging import configure_logging
+
+user_cli = typer.Typer(help="Manage user accounts.", no_args_is_help=True)
+
+
+def register(cli: typer.Typer) -> None:
+    cli.command()(serve)
+    cli.command()(migrate)
+    cli.command()(worker)
+    cli.command()(beat)
+    cli.add_typer(user_cli, name="user")
+
+
+def serve(
+    host: str = typer.Option(None, help="Bind host (default: TIMELYPUSH_HOST, 127.0.0.1)."),
+    port: int = typer.Option(None, help="Bind port (default: TIMELYPUSH_PORT, 8000)."),
+) -> None:
+    """Migrate the database, then run the web app (and, without Redis, the in-process scheduler)."""
+    import uvicorn
+
+    from app.core.migrate import upgrade
+
+    settings = get_settings()
+    configure_logging(settings.log_level)
+    upgrade()
+    host = host or settings.host
+    port = port or settings.port
+    shown = "127.0.0.1" if host in ("0.0.0.0", "::") else host  # noqa: S104
+    mode = "embedded (SQLite + in-process scheduler)" if settings.embedded else "Celery"
+    typer.echo(f"Timely Push is running in {mode} mode: open http://{shown}:{port}/", err=True)
+    uvicorn.run("app.main:create_app", factory=True, host=host, port=port, log_level="info")
+
+
+def migrate(
+    revision: str = typer.Argument("head", help="Alembic revision to upgrade to."),
+) -> None:
+    """Upgrade the database schema (Alembic) to REVISION."""
+    from app.core.migrate import upgrade
+
+    configure_logging(get_settings().log_level)
+    upgrade(revision=revision)
+    typer.echo(f"database at {revision}: {get_settings().sqlalchemy_url.split('@')[-1]}", err=True)
+
+
+def worker(
+    concurrency: int = typer.Option(2, help="Worker processes."),
+    queues: str = typer.Option("celery", help="Comma-separated queues to consume."),
+) -> None:
+    """Run a Celery worker (needs TIMELYPUSH_REDIS_URL); run as many as you like, anywhere."""
+    settings = get_settings()
+    configure_logging(settings.log_level)
+    if not settings.redis_url:
+        typer.echo(
+            "worker: set TIMELYPUSH_REDIS_URL (the embedded mode needs no worker).", err=True
+        )
+        sys.exit(2)
+    from app.worker import celery_app
+
+    celery_app.worker_main(
+        [
+            "worker",
+            f"--loglevel={settings.log_level}",
+            f"--concurrency={concurrency}",
+            f"--queues={queues}",
+        ]
+    )
+
+
+def beat() -> None:
+    """Run Celery beat, which enqueues due crawls and digests (needs TIMELYPUSH_REDIS_URL).
+
+    Run exactly one beat per deployment; a second one would only enqueue duplicates that the
+    site leases and locks then skip.
+    """
+    settings = get_settings()
+    configure_logging(settings.log_level)
+    if not settings.redis_url:
+        typer.echo("beat: set TIMELYPUSH_REDIS_URL (the embedded mode needs no beat).", err=True)
+        sys.exit(2)
+    from app.worker import celery_app
+
+    settings.var_dir.mkdir(parents=True, exist_ok=True)
+    schedule = settings.var_dir / "celerybeat-schedule"
+    celery_app.start(["beat", f"--loglevel={settings.log_level}", f"--schedule={schedule}"])
+
+
+@user_cli.command("create")
+def user_create(
+    email: str = typer.Argument(..., help="Login email."),
+    password: str = typer.Option(
+        ..., prompt=True, hide_input=True, confirmation_prompt=True, help="Password (≥ 8 chars)."
+    ),
+    admin: bool = typer.Option(False, help="Grant admin rights."),
+) -> None:
+    """Create a user account (already verified)."""
+    from app import crud
+    from app.core.db import session_scope
+    from app.core.migrate import upgrade
+
+    upgrade()
+    try:
+        with session_scope() as session:
+            user = crud.create_user(
+                session, email=email, password=password, verified=True, is_admin=admin
+            )
+            typer.echo(f"created user {user.id} <{user.email}>")
+    except crud.CrudError as exc:
+        typer.echo(f"error: {exc}", err=True)
+        sys.exit(1)

@@ -1,0 +1,187 @@
+"""`timelypush crawl`: one focused crawl from the command line, as JSON lines.
+
+    timelypush crawl SEED [SEED …] --keywords 足球,中超 [--strategy topic-pagerank]
+        [--max-pages 1000] [--param gamma=0.8 …] [--scope any|host|domain] [--proxy URL]
+        [--concurrency 16] [--per-host 16] [--delay 0] [--allow-private] [--jsonl out.jsonl]
+
+One JSON object per fetched page, in fetch order (``--jsonl -``: stdout); a progress bar and a
+summary on stderr. Defaults for the user agent, URL allowlist, proxy and fetch limits come from
+the application settings (``TIMELYPUSH_*``); the crawler library itself never reads them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import os
+import sys
+import time
+from pathlib import Path
+from typing import IO, Any
+
+import typer
+
+STRATEGY_NAMES = "bfs, fish, fish-kp, pagerank, topic-pagerank, ipagerank, statistical"
+
+
+def register(cli: typer.Typer) -> None:
+    """Add this module's commands to the root command."""
+    cli.command("crawl")(crawl_cmd)
+
+
+def parse_params(items: list[str]) -> dict[str, Any]:
+    """``name=value`` pairs; values become int, float or stay strings (``r_norm=mean``)."""
+    out: dict[str, Any] = {}
+    for item in items:
+        name, sep, value = item.partition("=")
+        if not sep or not name.strip():
+            raise typer.BadParameter(f"expected NAME=VALUE, got {item!r}", param_hint="--param")
+        parsed: Any = value.strip()
+        for kind in (int, float):
+            try:
+                parsed = kind(parsed)
+                break
+            except ValueError:
+                continue
+        out[name.strip()] = parsed
+    return out
+
+
+def crawl_cmd(
+    seeds: list[str] = typer.Argument(..., help="Start URL(s)."),
+    keywords: str = typer.Option(
+        ..., "--keywords", "-k", help="Topic keywords, separated by , ， 、 or ;"
+    ),
+    synonyms: str = typer.Option("", "--synonyms", help="Words that mean the same as a keyword."),
+    exclude: str = typer.Option("", "--exclude", help="Pages with these words are not relevant."),
+    strategy: str = typer.Option("topic-pagerank", "--strategy", help=STRATEGY_NAMES),
+    max_pages: int = typer.Option(1000, "--max-pages", min=1),
+    max_depth: int | None = typer.Option(None, "--max-depth", min=0, help="Links from a seed."),
+    time_limit: float | None = typer.Option(None, "--time-limit", min=0, help="Seconds."),
+    param: list[str] = typer.Option(
+        [], "--param", help="Strategy/scorer parameter NAME=VALUE (gamma, W, D, a, T, w_meta, …)."
+    ),
+    scope: str = typer.Option("host", "--scope", help="any, host or domain."),
+    proxy: str | None = typer.Option(None, "--proxy", help="HTTP proxy (default: settings)."),
+    concurrency: int | None = typer.Option(None, "--concurrency", min=1),
+    per_host: int | None = typer.Option(None, "--per-host", min=1),
+    delay: float | None = typer.Option(
+        None, "--delay", min=0, help="Seconds between requests to a host."
+    ),
+    allow_private: bool = typer.Option(
+        False, "--allow-private", help="Allow private and loopback addresses."
+    ),
+    learn: bool = typer.Option(
+        True, "--learn/--no-learn", help="Learn topic terms while crawling."
+    ),
+    jsonl: str | None = typer.Option(None, "--jsonl", help="Write JSON lines here ('-' = stdout)."),
+    checkpoint: Path | None = typer.Option(
+        None, "--checkpoint", help="Resume from this file if it exists; keep it up to date."
+    ),
+    checkpoint_every: int = typer.Option(100, "--checkpoint-every", min=1),
+) -> None:
+    """Run one focused crawl and write one JSON object per fetched page."""
+    from app.core.config import get_settings
+    from crawler import CrawlConfig, FetchConfig, TopicProfile
+
+    settings = get_settings()
+    params = parse_params(param)
+    profile = TopicProfile.from_keywords(keywords, synonyms, exclude)
+    if not profile.keywords:
+        raise typer.BadParameter("no keyword given", param_hint="--keywords")
+    fetch = FetchConfig(
+        user_agent=settings.user_agent,
+        concurrency=concurrency or settings.crawl_concurrency,
+        per_host=per_host or settings.crawl_per_host,
+        delay=settings.crawl_delay if delay is None else delay,
+        total_timeout=settings.crawl_timeout,
+        max_bytes=settings.crawl_max_bytes,
+        proxy=proxy or settings.proxy,
+        allowlist=tuple(settings.allowlist),
+        allow_private=allow_private,
+    )
+    config = CrawlConfig(
+        max_pages=max_pages,
+        max_depth=max_depth,
+        time_limit=time_limit,
+        scope=scope,
+        strategy=strategy,
+        params=params,
+        fetch=fetch,
+        checkpoint_every=checkpoint_every,
+        learn=learn,
+    )
+    state = None
+    if checkpoint is not None and checkpoint.exists():
+        state = json.loads(checkpoint.read_text(encoding="utf-8"))
+    with contextlib.ExitStack() as stack:
+        out: IO[str] | None = None
+        if jsonl == "-":
+            out = sys.stdout
+        elif jsonl:
+            out = stack.enter_context(open(jsonl, "a" if state else "w", encoding="utf-8"))
+        try:
+            summary = asyncio.run(_run(seeds, profile, config, out, state, checkpoint))
+        except ValueError as exc:
+            typer.echo(f"error: {exc}", err=True)
+            raise typer.Exit(2) from exc
+    line = "pages {pages}, matched {matched}, errors {errors}, {rate:.1f} pages/s, {seconds:.1f} s"
+    typer.echo(line.format(**summary), err=True)
+
+
+def _save(path: Path, state: dict[str, Any]) -> None:
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(json.dumps(state, ensure_ascii=False), encoding="utf-8")
+    os.replace(tmp, path)
+
+
+async def _run(
+    seeds: list[str],
+    profile: Any,
+    config: Any,
+    out: IO[str] | None,
+    state: dict[str, Any] | None,
+    checkpoint: Path | None,
+) -> dict[str, float]:
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from crawler import crawl
+
+    on_checkpoint = (lambda s: _save(checkpoint, s)) if checkpoint is not None else None
+    pages = matched = errors = 0
+    started = time.monotonic()
+    console = Console(stderr=True)
+    progress = Progress(
+        TextColumn("crawl"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("matched {task.fields[matched]}  errors {task.fields[errors]}"),
+        TimeElapsedColumn(),
+        console=console,
+        transient=True,
+    )
+    done_before = int(state.get("fetched", 0)) if state else 0
+    with progress:
+        task = progress.add_task(
+            "crawl", total=config.max_pages, completed=done_before, matched=0, errors=0
+        )
+        stream = crawl(seeds, profile, config, checkpoint=state, on_checkpoint=on_checkpoint)
+        async with contextlib.aclosing(stream) as events:
+            async for event in events:
+                pages += 1
+                matched += event.matched
+                errors += event.error is not None
+                if out is not None:
+                    out.write(json.dumps(event.to_json(), ensure_ascii=False) + "\n")
+                    out.flush()
+                progress.update(task, advance=1, matched=matched, errors=errors)
+    seconds = time.monotonic() - started
+    return {
+        "pages": pages,
+        "matched": matched,
+        "errors": errors,
+        "seconds": seconds,
+        "rate": pages / seconds if seconds > 0 else 0.0,
+    }

@@ -1,0 +1,85 @@
+"""`timelypush lab`: build the local evaluation web and serve it on loopback."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+from collections.abc import Callable, Coroutine
+from pathlib import Path
+from typing import Any
+
+import typer
+
+lab_cli = typer.Typer(
+    help="The evaluation lab: a local multi-site web with ground truth.", no_args_is_help=True
+)
+
+
+@lab_cli.command("build")
+def build_cmd(
+    corpus: Path = typer.Option(..., "--corpus", help="Directory with the labelled corpus files."),
+    out: Path = typer.Option(..., "--out", help="Output directory (sites/, truth.jsonl, …)."),
+    seed: int = typer.Option(0, "--seed", help="Same seed → byte-identical web."),
+    sites: int = typer.Option(6, "--sites", min=1, max=8, help="Number of portals."),
+    articles: int = typer.Option(1000, "--articles", min=10, help="Articles per portal (±25 %)."),
+) -> None:
+    """Build a deterministic multi-site news web from the labelled corpus."""
+    from app.lab.builder import build
+
+    manifest = build(corpus, out, seed=seed, sites=sites, articles=articles)
+    summary = {k: v for k, v in manifest.items() if k != "hosts"}
+    summary["hosts"] = len(manifest["hosts"])  # type: ignore[arg-type]
+    typer.echo(json.dumps(summary, ensure_ascii=False, indent=2))
+
+
+@lab_cli.command("serve")
+def serve_cmd(
+    directory: Path = typer.Argument(..., help="A directory written by `lab build`."),
+    host: str = typer.Option("127.0.0.1", "--host", help="Loopback address to bind."),
+    port: int = typer.Option(8870, "--port", help="Port (0 = any free port)."),
+    latency_ms: float = typer.Option(0.0, "--latency-ms", min=0, help="Delay per response."),
+    error_rate: float = typer.Option(
+        0.0, "--error-rate", min=0, max=1, help="Share of requests answered 503."
+    ),
+) -> None:
+    """Serve the lab web as an HTTP proxy on loopback (crawl it with --proxy)."""
+    from app.lab.server import run
+
+    runner = _loop_runner()
+    with contextlib.suppress(KeyboardInterrupt):
+        runner(run(directory, host=host, port=port, latency_ms=latency_ms, error_rate=error_rate))
+
+
+@lab_cli.command("load")
+def load_cmd(
+    directory: Path = typer.Argument(..., help="The built web (its URLs are requested)."),
+    proxy: str = typer.Option(
+        ..., "--proxy", help="The running `lab serve`, e.g. http://127.0.0.1:8870"
+    ),
+    requests: int = typer.Option(20000, "--requests", min=1),
+    concurrency: int = typer.Option(16, "--concurrency", min=1),
+    client: str = typer.Option("raw", "--client", help="raw (asyncio streams) or httpx"),
+) -> None:
+    """Measure the lab server's requests per second from a loopback client."""
+    from app.lab.load import measure, page_urls
+
+    urls = page_urls(directory)
+    result = _loop_runner()(
+        measure(proxy, urls, requests=requests, concurrency=concurrency, client=client)
+    )
+    typer.echo(json.dumps(result.to_dict()))
+
+
+def _loop_runner() -> Callable[[Coroutine[Any, Any, Any]], Any]:
+    try:
+        import uvloop
+
+        return uvloop.run
+    except ImportError:  # pragma: no cover - uvloop ships with uvicorn[standard]
+        return asyncio.run
+
+
+def register(cli: typer.Typer) -> None:
+    """Add the `lab` group to the root command."""
+    cli.add_typer(lab_cli, name="lab")

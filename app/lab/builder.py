@@ -1,0 +1,108 @@
+"""`lab build`: write the planned web to disk with its ground truth beside it.
+
+Layout of the output directory::
+
+    OUT/sites/<host>/<path>   the served bytes (``/`` is ``index.html``), one robots.txt per host
+    OUT/manifest.json         hosts, their encodings, the benchmark seeds, counts (served? no)
+    OUT/truth.jsonl           one line per page: url, host, portal, kind, category, football,
+                              cluster, tunnel, source (never served)
+    OUT/graph.jsonl           one line per page: url → outlinks (never served; used for recall)
+
+Only ``OUT/sites`` is served by ``lab serve``.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import shutil
+from pathlib import Path
+from urllib.parse import urlsplit
+
+from app.lab.corpus import Doc, load_corpus
+from app.lab.plan import Plan, make_plan
+from app.lab.render import Renderer
+
+logger = logging.getLogger(__name__)
+
+ROBOTS = b"User-agent: *\nDisallow: /private/\n"
+
+
+def url_to_file(url: str) -> tuple[str, str]:
+    """(host, relative file path) where the page for ``url`` is stored under OUT/sites."""
+    parts = urlsplit(url)
+    path = parts.path or "/"
+    if path.endswith("/"):
+        path += "index.html"
+    return parts.hostname or "", path.lstrip("/")
+
+
+def truth_record(plan: Plan, url: str) -> dict[str, object]:
+    page = plan.pages[url]
+    return {
+        "url": url,
+        "host": page.host,
+        "portal": page.portal,
+        "kind": page.kind,
+        "category": page.category,
+        "football": page.football,
+        "cluster": page.cluster,
+        "tunnel": page.tunnel,
+        "source": page.doc.source if page.doc else "",
+    }
+
+
+def write_web(plan: Plan, out: Path) -> dict[str, object]:
+    """Write ``plan`` into ``out`` (replacing a previous web there); return the manifest."""
+    sites = out / "sites"
+    if sites.exists():
+        shutil.rmtree(sites)
+    renderer = Renderer(plan)
+    hosts: dict[str, str] = {}
+    for portal in plan.portals:
+        for page in plan.pages.values():
+            if page.portal == portal.domain:
+                hosts[page.host] = portal.encoding
+    for url in sorted(plan.pages):
+        host, rel = url_to_file(url)
+        target = sites / host / rel
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(renderer.encode(plan.pages[url]))
+    for host in hosts:
+        (sites / host / "robots.txt").write_bytes(ROBOTS)
+    with (out / "truth.jsonl").open("w", encoding="utf-8") as fh:
+        for url in sorted(plan.pages):
+            fh.write(json.dumps(truth_record(plan, url), ensure_ascii=False, sort_keys=True) + "\n")
+    with (out / "graph.jsonl").open("w", encoding="utf-8") as fh:
+        for url in sorted(plan.pages):
+            links = [u for urls in plan.pages[url].blocks.values() for u in urls]
+            fh.write(json.dumps({"url": url, "links": list(dict.fromkeys(links))}) + "\n")
+    pages = list(plan.pages.values())
+    manifest: dict[str, object] = {
+        "hosts": dict(sorted(hosts.items())),
+        "portals": [p.domain for p in plan.portals],
+        "seeds": plan.seeds,
+        "pages": len(pages),
+        "articles": sum(p.kind == "article" for p in pages),
+        "sports": sum(p.category == "sports" for p in pages),
+        "football": sum(p.football for p in pages),
+        "tunnels": sum(p.tunnel for p in pages),
+        "cluster_pages": sum(p.cluster for p in pages),
+        "dead_links": len(plan.dead),
+    }
+    (out / "manifest.json").write_text(
+        json.dumps(manifest, ensure_ascii=False, indent=2, sort_keys=True) + "\n", encoding="utf-8"
+    )
+    return manifest
+
+
+def build(
+    corpus: Path | list[Doc], out: Path, *, seed: int = 0, sites: int = 6, articles: int = 1000
+) -> dict[str, object]:
+    """Build the lab web from a corpus directory (or documents) into ``out``."""
+    docs = load_corpus(corpus) if isinstance(corpus, Path) else corpus
+    out.mkdir(parents=True, exist_ok=True)
+    plan = make_plan(docs, seed=seed, sites=sites, articles=articles)
+    manifest = write_web(plan, out)
+    logger.info("lab web: %s pages on %s hosts in %s", manifest["pages"], len(plan.portals), out)
+    return manifest

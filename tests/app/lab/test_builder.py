@@ -1,0 +1,86 @@
+"""The lab builder: deterministic, realistic structure, ground truth beside (not inside) the web."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+
+from app.lab.builder import build
+from app.lab.corpus import Doc
+from app.lab.judge import is_football
+
+
+def digest(directory: Path) -> str:
+    h = hashlib.sha256()
+    for path in sorted(p for p in directory.rglob("*") if p.is_file()):
+        h.update(path.relative_to(directory).as_posix().encode())
+        h.update(path.read_bytes())
+    return h.hexdigest()
+
+
+def truth(out: Path) -> list[dict[str, object]]:
+    return [json.loads(line) for line in (out / "truth.jsonl").read_text("utf-8").splitlines()]
+
+
+def test_same_seed_gives_byte_identical_web(small_corpus: Path, tmp_path: Path) -> None:
+    a, b, c = tmp_path / "a", tmp_path / "b", tmp_path / "c"
+    build(small_corpus, a, seed=11, sites=2, articles=60)
+    build(small_corpus, b, seed=11, sites=2, articles=60)
+    build(small_corpus, c, seed=12, sites=2, articles=60)
+    assert digest(a) == digest(b)
+    assert digest(a) != digest(c)
+
+
+def test_ground_truth_lives_beside_the_served_tree(small_web: Path) -> None:
+    sites = small_web / "sites"
+    assert (small_web / "truth.jsonl").is_file()
+    assert not list(sites.rglob("truth.jsonl")) and not list(sites.rglob("*.jsonl"))
+    records = truth(small_web)
+    kinds = {r["kind"] for r in records}
+    assert {"home", "channel", "list", "article", "special", "static"} <= kinds
+    assert any(r["category"] == "sports" for r in records)
+    assert any(r["football"] for r in records)
+    assert sum(r["category"] == "sports" for r in records) < len(records) / 2
+
+
+def test_every_page_has_title_and_navigation(small_web: Path) -> None:
+    for record in truth(small_web):
+        host, rel = record["url"].split("/", 3)[2], record["url"].split("/", 3)[3]  # type: ignore[union-attr]
+        path = small_web / "sites" / str(host) / (rel or "index.html")
+        html = path.read_bytes().decode("gbk" if "sohu" in str(host) else "utf-8")
+        assert "<title>" in html and "</title>" in html
+        assert f'href="http://www.{record["portal"]}/"' in html
+
+
+def test_football_cluster_is_reachable_only_through_off_topic_tunnels(small_web: Path) -> None:
+    records = {r["url"]: r for r in truth(small_web)}
+    graph = {
+        row["url"]: row["links"]
+        for row in map(json.loads, (small_web / "graph.jsonl").read_text("utf-8").splitlines())
+    }
+    tunnels = [u for u, r in records.items() if r["tunnel"]]
+    assert tunnels and all(records[u]["category"] != "sports" for u in tunnels)
+    cluster = {u for u, r in records.items() if r["cluster"]}
+    assert cluster and all(records[u]["football"] for u in cluster)
+    for source, links in graph.items():
+        for target in links:
+            if target in cluster and source not in cluster:
+                assert records[source]["tunnel"], (source, target)
+                assert records[target]["kind"] == "special"
+
+
+def test_dead_links_point_nowhere(small_web: Path) -> None:
+    known = {r["url"] for r in truth(small_web)}
+    graph = [json.loads(line) for line in (small_web / "graph.jsonl").read_text().splitlines()]
+    dead = {t for row in graph for t in row["links"] if t not in known}
+    assert dead
+    manifest = json.loads((small_web / "manifest.json").read_text())
+    assert manifest["dead_links"] >= len(dead)
+
+
+def test_football_judge_uses_labels_and_an_independent_term_list() -> None:
+    assert is_football(Doc("x:1", "sports", "上港亚冠输球遭球迷吐槽，中超还要看恒大"))
+    assert is_football(Doc("x:2", "sports", "国米新星再惊艳 蓝黑天才踏上昔日轨迹"))
+    assert not is_football(Doc("x:3", "sports", "骑士横扫猛龙，詹姆斯连续八年打进东部决赛"))
+    assert not is_football(Doc("x:4", "finance", "恒大地产11月在港挂牌"))

@@ -1,0 +1,115 @@
+"""`timelypush crawl` against a real HTTP server on loopback."""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from app.cli import cli
+
+PAGES = {
+    "/": "<html><head><title>体育首页</title>"
+    '<meta name="keywords" content="足球,体育"></head><body>'
+    + " ".join(f'<a href="/p{i}">{"中超 战报" if i % 2 else "天气"}</a>' for i in range(8))
+    + "</body></html>",
+    **{
+        f"/p{i}": f"<html><head><title>{'足球 中超 战报' if i % 2 else '天气预报'}</title></head>"
+        f"<body><p>第{i}篇</p></body></html>"
+        for i in range(8)
+    },
+}
+
+
+class _Handler(BaseHTTPRequestHandler):
+    def do_GET(self) -> None:
+        body = PAGES.get(self.path)
+        if body is None:
+            self.send_response(404)
+            self.end_headers()
+            return
+        data = body.encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "text/html; charset=utf-8")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def log_message(self, format: str, *args: object) -> None:
+        pass
+
+
+@pytest.fixture
+def server() -> Iterator[str]:
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{httpd.server_address[1]}/"
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
+        thread.join(timeout=5)
+
+
+@pytest.fixture(autouse=True)
+def _settings(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[None]:
+    from app.core.config import get_settings
+
+    monkeypatch.setenv("TIMELYPUSH_VAR_DIR", str(tmp_path / "var"))
+    get_settings.cache_clear()
+    yield
+    get_settings.cache_clear()
+
+
+BASE_ARGS = ["--allow-private", "--delay", "0", "--concurrency", "1", "--per-host", "1"]
+
+
+def lines(text: str) -> list[dict]:
+    return [json.loads(line) for line in text.splitlines() if line.strip()]
+
+
+def test_crawl_writes_jsonl_to_stdout_in_fetch_order(server: str) -> None:
+    result = CliRunner().invoke(
+        cli, ["crawl", server, "--keywords", "足球，中超、足球", "--jsonl", "-", *BASE_ARGS]
+    )
+    assert result.exit_code == 0, result.output
+    rows = lines(result.stdout)
+    assert len(rows) == 9
+    for key in ("url", "final_url", "status", "depth", "relevance", "priority", "matched", "title"):
+        assert key in rows[0]
+    assert rows[0]["url"] == server and rows[0]["depth"] == 0
+    # the links whose anchors mention 中超 are fetched before the weather pages
+    assert [r["title"] for r in rows[1:5]] == ["足球 中超 战报"] * 4
+    assert all(r["matched"] for r in rows[1:5]) and not any(r["matched"] for r in rows[5:])
+    assert "pages 9, matched 5, errors 0" in result.stderr
+
+
+def test_strategy_params_file_output_and_resume(server: str, tmp_path: Path) -> None:
+    out, ckpt = tmp_path / "out.jsonl", tmp_path / "crawl.json"
+    args = ["crawl", server, "-k", "足球", "--strategy", "bfs", "--jsonl", str(out), *BASE_ARGS]
+    first = CliRunner().invoke(cli, [*args, "--max-pages", "4", "--checkpoint", str(ckpt)])
+    assert first.exit_code == 0, first.output
+    assert len(lines(out.read_text())) == 4
+    assert json.loads(ckpt.read_text())["fetched"] == 4
+    second = CliRunner().invoke(cli, [*args, "--max-pages", "100", "--checkpoint", str(ckpt)])
+    assert second.exit_code == 0, second.output
+    urls = [r["url"] for r in lines(out.read_text())]
+    assert len(urls) == 9 and len(set(urls)) == 9
+    assert urls == [server] + [f"{server}p{i}" for i in range(8)]  # breadth-first, link order
+
+
+def test_bad_input_is_reported(server: str) -> None:
+    result = CliRunner().invoke(
+        cli, ["crawl", server, "-k", "足球", "--strategy", "dfs", *BASE_ARGS]
+    )
+    assert result.exit_code == 2 and "unknown strategy" in result.stderr
+    result = CliRunner().invoke(
+        cli, ["crawl", server, "-k", "足球", "--param", "gamma", *BASE_ARGS]
+    )
+    assert result.exit_code == 2
