@@ -57,7 +57,19 @@ def json_dict() -> Any:
     return Field(default_factory=dict, sa_column=Column(JSON, nullable=False))
 
 
-STRATEGIES = ("bfs", "fish", "fish-kp", "pagerank", "topic-pagerank", "ipagerank", "statistical")
+STRATEGIES = (
+    "adaptive",
+    "topic-pagerank",
+    "bfs",
+    "fish",
+    "fish-kp",
+    "pagerank",
+    "ipagerank",
+    "statistical",
+)
+DEFAULT_STRATEGY = "adaptive"
+"""The default link strategy: it beat the thesis's topic PageRank and every other strategy on
+the lab webs (docs/benchmarks.md, "Focus on the lab web")."""
 PUSH_MODES = ("instant", "digest", "both", "off")
 CHANNELS = ("email", "webhook", "sms")
 DELIVERY_STATUSES = ("pending", "sending", "sent", "failed", "dead")
@@ -214,7 +226,7 @@ class ConcernBase(SQLModel):
     keywords: list[str] = json_list()
     exclude: list[str] = json_list()
     synonyms: list[str] = json_list()
-    strategy: str = Field(default="topic-pagerank", max_length=32)
+    strategy: str = Field(default=DEFAULT_STRATEGY, max_length=32)
     params: dict[str, float] = json_dict()
     scope: str = Field(default="host", max_length=16)
     priority: int = Field(default=0, ge=0, le=5)
@@ -238,7 +250,7 @@ class ConcernCreate(SQLModel):
     keywords: list[str] | str
     exclude: list[str] | str = []
     synonyms: list[str] | str = []
-    strategy: str = "topic-pagerank"
+    strategy: str = DEFAULT_STRATEGY
     params: dict[str, float] = {}
     scope: str = "host"
     priority: int = Field(default=0, ge=0, le=5)

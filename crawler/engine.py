@@ -59,7 +59,7 @@ class CrawlConfig:
     time_limit: float | None = None
     """Seconds; no new fetch starts after it and fetches in flight are abandoned (re-queued)."""
     scope: str = "host"
-    strategy: str = "topic-pagerank"
+    strategy: str = "adaptive"
     params: Mapping[str, Any] = field(default_factory=dict)
     fetch: FetchConfig = field(default_factory=_fetch_config)
     checkpoint_every: int = 100

@@ -38,6 +38,7 @@ from crawler.types import Link, Page
 
 __all__ = [
     "STRATEGIES",
+    "Adaptive",
     "BreadthFirst",
     "FishKP",
     "FishSearch",
@@ -320,6 +321,90 @@ class IPageRank(_Base):
         return out
 
 
+class Adaptive(_Base):
+    """Learns during the crawl which links lead to relevant pages (the product's default).
+
+    priority = w_link·A + w_page·P + w_section·U, with the weights summing to 1:
+
+    * A — the link's own text (anchor, then surrounding text) against the topic profile
+      (``link_relevance``: user keywords 1, learned terms their weight);
+    * P — the parent page's kp sim on [0, 1] (topical locality: relevant pages link to
+      relevant pages);
+    * U — how often fetched pages of the link's *site section* were relevant: the section is
+      the host plus the first path segment that names a directory (``sports.example.com``,
+      ``example.com/sports``; dates, ids and file names skipped). Shrunk step by step:
+      the crawl's overall rate g, then the host's ``(r + m·g) / (n + m)``, then the section's
+      the same way towards the host's, with ``m`` = ``prior`` pages — so a section starts at
+      its host's rate and earns its place with every page fetched from it.
+
+    Unlike the Fish family there is no window (every child is scored on its own evidence, so
+    pagination links far down a list page are not starved) and no depth count; unlike
+    PageRank it does not favour well-linked hub pages, which on news sites are the off-topic
+    navigation. It reads only what every site has — link text, URLs, the pages already fetched
+    — so it does not depend on a site's layout.
+    """
+
+    name = "adaptive"
+    defaults: ClassVar[dict[str, Any]] = {
+        "w_link": 0.4,
+        "w_page": 0.2,
+        "w_section": 0.4,
+        "prior": 5.0,
+    }
+
+    def __init__(self, profile: TopicProfile, params: dict[str, Any] | None = None) -> None:
+        super().__init__(profile, params)
+        self.sections: dict[str, list[int]] = {}
+        """section or host → [relevant fetched, fetched]."""
+        self.n_fetched = 0
+        self.n_relevant = 0
+
+    def _rate(self, url: str) -> float:
+        m = float(self.params["prior"])
+        rate = (self.n_relevant + 1) / (self.n_fetched + 2)
+        host, section = section_keys(url)
+        for key in (host, section) if section != host else (host,):
+            relevant, fetched = self.sections.get(key) or (0, 0)
+            rate = (relevant + m * rate) / (fetched + m)
+        return rate
+
+    def score_links(self, page: Page, relevance: Relevance, depth: int | None) -> list[ScoredLink]:
+        self.n_fetched += 1
+        self.n_relevant += relevance.matched
+        for key in set(section_keys(page.url)):
+            counts = self.sections.setdefault(key, [0, 0])
+            counts[0] += relevance.matched
+            counts[1] += 1
+        scale = kp_max(self.params) if self.relevance_method == "kp" else 1.0
+        parent = min(1.0, relevance.score / scale) if scale else 0.0
+        p = self.params
+        base = float(p["w_page"]) * parent
+        out = []
+        for link in _unique_links(page):
+            value = (
+                base
+                + float(p["w_link"]) * self.link_relevance(link)
+                + float(p["w_section"]) * self._rate(link.url)
+            )
+            out.append(ScoredLink(link.url, round(value, 6), None, link))
+        return out
+
+
+_DIRECTORY = re.compile(r"^[a-z][a-z0-9_-]*$")
+
+
+def section_keys(url: str) -> tuple[str, str]:
+    """``(host, host/section)`` of a URL: the section is the first path segment that names a
+    directory (letters first, no dot, not the last segment), else the host alone."""
+    parts = urlsplit(url)
+    host = (parts.hostname or "").removeprefix("www.")
+    segments = [s for s in parts.path.lower().split("/") if s]
+    for segment in segments[:-1]:
+        if _DIRECTORY.match(segment):
+            return host, f"{host}/{segment}"
+    return host, host
+
+
 _URL_SPLIT = re.compile(r"[/\-._?=&:#+%,;~]+")
 _URL_STOP_TEXT = "http https www com cn net org gov edu html htm shtml php asp aspx jsp cgi index"
 _URL_STOP = frozenset(f"{_URL_STOP_TEXT} default main page id".split())
@@ -424,6 +509,7 @@ STRATEGIES: dict[str, type[_Base]] = {
         TopicPageRank,
         IPageRank,
         Statistical,
+        Adaptive,
     )
 }
 

@@ -19,9 +19,20 @@ from typing import Any
 
 import typer
 
+from app.models import DEFAULT_STRATEGY
+
 logger = logging.getLogger(__name__)
 
-STRATEGIES = ("bfs", "fish", "fish-kp", "pagerank", "topic-pagerank", "ipagerank", "statistical")
+STRATEGIES = (
+    "bfs",
+    "fish",
+    "fish-kp",
+    "pagerank",
+    "topic-pagerank",
+    "ipagerank",
+    "statistical",
+    "adaptive",
+)
 TOPICS: dict[str, list[str]] = {"sports": ["体育", "足球", "篮球", "比赛"], "football": ["足球"]}
 STUDY: list[tuple[str, dict[str, float]]] = [
     ("thesis defaults", {}),
@@ -204,7 +215,7 @@ async def _bench(
             seeds=seeds,
             keywords=TOPICS[topic],
             topic=topic,
-            strategy="topic-pagerank",
+            strategy=DEFAULT_STRATEGY,
             max_pages=2 * target,
             concurrency=concurrency,
             target=target,

@@ -189,7 +189,7 @@ def ranking_cmd(
     sizes: str = typer.Option("1000,10000,100000", "--sizes", help="PageRank graph sizes."),
     memory_urls: int = typer.Option(100_000, "--memory-urls", help="URLs for the memory test."),
     strategies: str = typer.Option(
-        "bfs,fish,fish-kp,pagerank,topic-pagerank,ipagerank,statistical", "--strategies"
+        "bfs,fish,fish-kp,pagerank,topic-pagerank,ipagerank,statistical,adaptive", "--strategies"
     ),
     as_json: bool = typer.Option(False, "--json", help="Print JSON instead of tables."),
 ) -> None:

@@ -1,6 +1,6 @@
 """`timelypush crawl`: one focused crawl from the command line, as JSON lines.
 
-    timelypush crawl SEED [SEED …] --keywords 足球,中超 [--strategy topic-pagerank]
+    timelypush crawl SEED [SEED …] --keywords 足球,中超 [--strategy adaptive]
         [--max-pages 1000] [--param gamma=0.8 …] [--scope any|host|domain] [--proxy URL]
         [--concurrency 16] [--per-host 16] [--delay 0] [--allow-private] [--jsonl out.jsonl]
 
@@ -22,7 +22,9 @@ from typing import IO, Any
 
 import typer
 
-STRATEGY_NAMES = "bfs, fish, fish-kp, pagerank, topic-pagerank, ipagerank, statistical"
+from app.models import DEFAULT_STRATEGY, STRATEGIES
+
+STRATEGY_NAMES = ", ".join(STRATEGIES)
 
 
 def register(cli: typer.Typer) -> None:
@@ -55,7 +57,7 @@ def crawl_cmd(
     ),
     synonyms: str = typer.Option("", "--synonyms", help="Words that mean the same as a keyword."),
     exclude: str = typer.Option("", "--exclude", help="Pages with these words are not relevant."),
-    strategy: str = typer.Option("topic-pagerank", "--strategy", help=STRATEGY_NAMES),
+    strategy: str = typer.Option(DEFAULT_STRATEGY, "--strategy", help=STRATEGY_NAMES),
     max_pages: int = typer.Option(1000, "--max-pages", min=1),
     max_depth: int | None = typer.Option(None, "--max-depth", min=0, help="Links from a seed."),
     time_limit: float | None = typer.Option(None, "--time-limit", min=0, help="Seconds."),

@@ -15,7 +15,7 @@ from fastapi import APIRouter, Depends, Request
 from fastapi.responses import Response
 from starlette.concurrency import run_in_threadpool
 
-from app.models import STRATEGIES, Concern, ConcernCreate, ConcernUpdate
+from app.models import DEFAULT_STRATEGY, STRATEGIES, Concern, ConcernCreate, ConcernUpdate
 from app.services import concerns as svc
 from app.services.errors import NotFound, ServiceError
 from app.web.csrf import csrf_protect
@@ -76,7 +76,7 @@ def _parse(
         "seed_url": values.get("seed_url", "").strip(),
         "keywords": values.get("keywords", ""),
         "exclude": values.get("exclude", ""),
-        "strategy": values.get("strategy", "topic-pagerank"),
+        "strategy": values.get("strategy", DEFAULT_STRATEGY),
         "scope": values.get("scope", "host"),
         "enabled": bool(values.get("enabled")),
     }
@@ -138,6 +138,7 @@ def _form(
             "form": values,
             "errors": errors,
             "strategies": STRATEGIES,
+            "default_strategy": DEFAULT_STRATEGY,
             "params": PARAMS,
         },
         user=user,

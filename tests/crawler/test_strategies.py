@@ -10,7 +10,13 @@ import pytest
 
 from crawler.profile import TopicProfile
 from crawler.relevance import score_page
-from crawler.strategies import STRATEGIES, TopicPageRank, make_strategy, url_tokens
+from crawler.strategies import (
+    STRATEGIES,
+    TopicPageRank,
+    make_strategy,
+    section_keys,
+    url_tokens,
+)
 from tests.crawler.focus_graphs import order, page, run, site, url
 
 TOPIC = "足球"
@@ -244,6 +250,7 @@ def test_url_tokens_drop_boilerplate_and_segment_chinese() -> None:
 
 def test_every_strategy_is_registered_with_the_thesis_defaults() -> None:
     assert sorted(STRATEGIES) == [
+        "adaptive",
         "bfs",
         "fish",
         "fish-kp",
@@ -259,3 +266,49 @@ def test_every_strategy_is_registered_with_the_thesis_defaults() -> None:
     assert make_strategy("ipagerank", profile).params["d"] == 0.85
     with pytest.raises(ValueError, match="unknown strategy"):
         make_strategy("dfs", profile)
+
+
+async def test_adaptive_does_not_starve_links_beyond_the_fish_window() -> None:
+    # A relevant list page: 30 off-topic navigation links first, then "下一页" to page 2 of the
+    # list, which holds the football articles. Fish-style windows give the pagination link 0
+    # (it is child 31 of a·W = 30); adaptive scores every child on its own evidence.
+    nav = [(f"/nav{i}", "频道") for i in range(30)]
+    graph = site(
+        page("/list/1.html", "足球新闻列表", [*nav, ("/list/2.html", "下一页")]),
+        page("/list/2.html", "足球新闻列表 第2页", [("/list/a.html", "中超足球联赛")]),
+        page("/list/a.html", "中超足球联赛战报"),
+        *(page(f"/nav{i}", "天气预报") for i in range(30)),
+    )
+    kw = {"seeds": ("/list/1.html",), "scope": "any"}
+    fish_kp = order(await run(graph, TOPIC, "fish-kp", **kw))
+    adaptive = order(await run(graph, TOPIC, "adaptive", **kw))
+    assert fish_kp.index("/list/2.html") > fish_kp.index("/nav29")
+    assert adaptive[:3] == ["/list/1.html", "/list/2.html", "/list/a.html"]
+
+
+async def test_adaptive_learns_which_site_sections_are_relevant() -> None:
+    # The seed links to six pages in /ball/ (about football) and six in /misc/ (not), then to
+    # an off-topic hub fetched after them. The hub lists more pages of both sections with the
+    # same uninformative anchor, /misc/ first: by then the crawl has seen that /ball/ pages
+    # are relevant and /misc/ pages are not, so it takes every /ball/ page first.
+    first = [(f"/{sec}/{i}.html", "详情") for i in range(6) for sec in ("ball", "misc")]
+    more = [(f"/{sec}/more{i}.html", "详情") for sec in ("misc", "ball") for i in range(6)]
+    pages = [page("/", "首页", [*first, ("/hub.html", "更多")]), page("/hub.html", "更多", more)]
+    for i in range(6):
+        pages += [page(f"/ball/{i}.html", "足球比赛"), page(f"/misc/{i}.html", "天气预报")]
+        pages += [page(f"/ball/more{i}.html", "赛事"), page(f"/misc/more{i}.html", "行情")]
+    later = [p for p in order(await run(site(*pages), TOPIC, "adaptive")) if "more" in p]
+    assert [p.split("/")[1] for p in later] == ["ball"] * 6 + ["misc"] * 6, later
+    # breadth-first takes them as the hub lists them
+    later = [p for p in order(await run(site(*pages), TOPIC, "bfs")) if "more" in p]
+    assert [p.split("/")[1] for p in later] == ["misc"] * 6 + ["ball"] * 6, later
+
+
+def test_section_keys_name_directories_not_dates_or_files() -> None:
+    assert section_keys("http://sports.x.test/2019/1223/doc-1.shtml") == (
+        "sports.x.test",
+        "sports.x.test",
+    )
+    assert section_keys("http://www.x.test/sports/nba/1.html") == ("x.test", "x.test/sports")
+    assert section_keys("http://x.test/roll/index_2.shtml") == ("x.test", "x.test/roll")
+    assert section_keys("http://x.test/index.html") == ("x.test", "x.test")

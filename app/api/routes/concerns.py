@@ -25,7 +25,7 @@ _CREATE_EXAMPLES = {
             "seed_url": "https://news.example.com/tech/",
             "keywords": ["machine learning", "AI"],
             "exclude": ["advertisement"],
-            "strategy": "topic-pagerank",
+            "strategy": "adaptive",
             "params": {"alpha": 0.85},
             "scope": "host",
             "priority": 3,

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from app.models import Concern, Site
@@ -16,7 +18,9 @@ def test_empty_list_invites_to_add(alice_client):
 
 def test_add_concern_through_the_form(alice_client, site_url, db, alice):
     form = alice_client.get("/concerns/new")
-    assert form.status_code == 200 and "主题 PageRank（推荐）" in form.text
+    assert form.status_code == 200 and "主题 PageRank" in form.text
+    # the recommended strategy is preselected
+    assert re.search(r'<option value="adaptive"\s+selected>自适应（推荐）</option>', form.text)
     response = post(
         alice_client,
         "/concerns/new",
