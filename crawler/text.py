@@ -86,10 +86,29 @@ def normalize(text: str) -> str:
     return unicodedata.normalize("NFKC", text).lower()
 
 
+_SHORT = 80
+"""Texts up to this length (anchors, titles: they repeat on every page of a site) are
+segmented once and remembered until the dictionary changes; longer ones are not kept."""
+_CACHE_MAX = 100_000
+_short: dict[str, tuple[str, ...]] = {}
+
+
 def tokenize(text: str) -> list[str]:
     """Segment ``text`` into normalized word tokens (no punctuation, no whitespace)."""
     if not text:
         return []
+    if len(text) <= _SHORT:
+        hit = _short.get(text)
+        if hit is None:
+            hit = tuple(_segment(text))
+            if len(_short) >= _CACHE_MAX:
+                _short.clear()
+            _short[text] = hit
+        return list(hit)
+    return _segment(text)
+
+
+def _segment(text: str) -> list[str]:
     jieba = _load()
     return [tok for tok in jieba.lcut(normalize(text)) if _WORD.search(tok) and not tok.isspace()]
 
@@ -116,6 +135,7 @@ def add_words(words: Iterable[str]) -> None:
             jieba.add_word(word)
             jieba.suggest_freq(word, tune=True)
             _added.add(word)
+        _short.clear()  # remembered segmentations may split the new words
 
 
 def is_stopword(tok: str) -> bool:
