@@ -23,6 +23,7 @@ from fastapi import FastAPI
 from app import jobs
 from app.core.config import Settings
 from app.schedule import periodic_jobs
+from app.services import outbox_wake
 
 logger = logging.getLogger(__name__)
 
@@ -66,6 +67,19 @@ def make_scheduler(settings: Settings) -> BackgroundScheduler:
     return scheduler
 
 
+def send_soon(scheduler: BackgroundScheduler, delay: float) -> None:
+    """A one-off outbox run ``delay`` seconds from now (``app.services.outbox_wake``); two may
+    overlap with a periodic run: the outbox claims each row once."""
+    scheduler.add_job(
+        jobs.send_due_deliveries,
+        id="send-due-deliveries-now",
+        name="send due deliveries now",
+        replace_existing=True,
+        max_instances=2,
+        next_run_time=datetime.now(UTC) + timedelta(seconds=delay),
+    )
+
+
 @asynccontextmanager
 async def lifespan(app: FastAPI, settings: Settings) -> AsyncIterator[None]:
     """Run the in-process scheduler for the app's lifetime (embedded mode only)."""
@@ -75,9 +89,11 @@ async def lifespan(app: FastAPI, settings: Settings) -> AsyncIterator[None]:
     scheduler = make_scheduler(settings)
     scheduler.start()
     app.state.scheduler = scheduler
+    outbox_wake.set_waker(lambda delay: send_soon(scheduler, delay))
     logger.info("embedded scheduler started (tick %.0f s)", settings.scheduler_tick_seconds)
     try:
         yield
     finally:
+        outbox_wake.set_waker(None)
         scheduler.shutdown(wait=False)
         logger.info("embedded scheduler stopped")

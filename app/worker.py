@@ -15,11 +15,13 @@ from typing import Any
 import httpx
 import redis
 from celery import Celery
+from celery.signals import worker_init
 from sqlalchemy.exc import OperationalError
 
 from app import jobs
 from app.core.config import Settings, get_settings
 from app.schedule import periodic_jobs
+from app.services import outbox_wake
 
 logger = logging.getLogger(__name__)
 
@@ -103,3 +105,12 @@ def send_due_digests() -> int:
 )
 def cleanup() -> dict[str, int]:
     return jobs.cleanup()
+
+
+def _wake_outbox_on_new_deliveries(**_: Any) -> None:
+    """Crawls in this worker wake the outbox sender (``app.services.outbox_wake``); forked pool
+    processes inherit the waker."""
+    outbox_wake.set_waker(lambda delay: send_due_deliveries.apply_async(countdown=delay))
+
+
+worker_init.connect(_wake_outbox_on_new_deliveries, weak=False)

@@ -30,7 +30,7 @@ from app import metrics
 from app.core.config import Settings, get_settings
 from app.core.db import get_engine
 from app.models import Concern, CrawlRun, Match, Page, Site, utcnow
-from app.services import revisit
+from app.services import outbox_wake, revisit
 from app.services.crawl_store import (
     ConcernScorer,
     insert_links,
@@ -331,9 +331,10 @@ def _store(
         row, is_new, _changed = upsert_page(session, page, site.id or 0)
         insert_links(session, row.id or 0, page.links)
         created = match_page(session, row, page, scorers)
-        if created:
-            _enqueue(session, created)
+        queued = _enqueue(session, created) if created else 0
         session.commit()
+    if queued:
+        outbox_wake.wake()
     if is_new:
         state.pages_new += 1
     if created:
@@ -344,15 +345,11 @@ def _store(
         state.harvest.append([state.pages_fetched, state.pages_matched])
 
 
-def _enqueue(session: Session, matches: list[Match]) -> None:
-    try:
-        from app.services import delivery
-    except ImportError:  # the push service is optional in a partial install
-        logger.warning(
-            "app.services.delivery is not available; %d matches not queued", len(matches)
-        )
-        return
-    delivery.enqueue_for_matches(session, matches)
+def _enqueue(session: Session, matches: list[Match]) -> int:
+    """Write the matches' instant deliveries (the outbox); returns rows added."""
+    from app.services import delivery
+
+    return delivery.enqueue_for_matches(session, matches)
 
 
 def _save_checkpoint(engine: Engine, site_id: int, checkpoint: dict[str, Any]) -> None:

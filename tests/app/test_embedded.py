@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import sys
+import time
+from datetime import datetime
 from pathlib import Path
 
 import httpx
@@ -13,6 +15,7 @@ from sqlmodel import Session, select
 from app.models import CrawlRun, Match, Site, utcnow
 from tests.app.loopback_site import NewsSite, make_concerns
 from tests.app.procs import app_env, free_port, start, stop, wait_for
+from tests.push.servers import HttpReceiver
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(300)]
 
@@ -68,3 +71,45 @@ def test_serve_crawls_on_schedule_by_itself(sqlite_url: str, tmp_path: Path) -> 
             stop(proc)
             engine.dispose()
     assert "embedded scheduler started" in log.read_text()
+
+
+def test_serve_pushes_a_match_at_once_not_at_the_next_tick(sqlite_url: str, tmp_path: Path) -> None:
+    """The periodic outbox sender runs every 60 s here; the crawl that finds a match wakes it."""
+    from app.models import User
+
+    engine = create_engine(sqlite_url)
+    hook = HttpReceiver()
+    port = free_port()
+    env = app_env(
+        database_url=sqlite_url,
+        url_allowlist="127.0.0.1",
+        crawl_delay="0",
+        scheduler_tick_seconds="60",
+        var_dir=str(tmp_path / "var"),
+        secret_key="test",
+    )
+    with NewsSite(articles=4).serve() as seed, Session(engine) as session:
+        make_concerns(session, seed, [["足球"]])
+        user = session.exec(select(User)).one()
+        user.email_enabled = False
+        user.webhook_enabled = True
+        user.webhook_url = hook.url + "/in"
+        user.push_mode = "instant"
+        session.add(user)
+        session.commit()
+        timelypush = str(Path(sys.executable).parent / "timelypush")
+        started = time.time()
+        proc = start([timelypush, "serve", "--port", str(port)], env, tmp_path / "serve.log")
+        try:
+            # the first crawl starts ~1 s after start-up; the next periodic send is at ~61 s
+            wait_for(lambda: len(hook.requests) >= 2, 45, "two webhook pushes")
+            arrived = time.time()
+        finally:
+            stop(proc)
+            hook.close()
+            engine.dispose()
+    assert arrived - started < 60
+    pushes = [r.json()["data"] for r in hook.requests]
+    assert sorted(p["title"] for p in pushes) == ["足球新闻 第1期", "足球新闻 第3期"]
+    newest = max(datetime.fromisoformat(p["created_at"]) for p in pushes)
+    assert arrived - newest.timestamp() < 10
