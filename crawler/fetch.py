@@ -127,7 +127,7 @@ class Fetcher:
                     follow_redirects=False,
                     proxy=config.proxy,
                     trust_env=False,
-                    limits=httpx.Limits(max_connections=max(1, config.concurrency) * 2),
+                    limits=httpx.Limits(max_connections=max(1, config.concurrency)),
                 )
             except (ValueError, TypeError, httpx.InvalidURL) as exc:
                 raise ConfigError(f"invalid proxy {config.proxy!r}: {exc}") from exc
