@@ -49,16 +49,16 @@ def _free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-def create_database(admin_url: str) -> str:
-    """Drop and create the bench database; its URL, migrated to head."""
+def create_database(admin_url: str, name: str = DB_NAME) -> str:
+    """Drop and create the bench database ``name``; its URL, migrated to head."""
     from app.core.migrate import upgrade
 
     admin = create_engine(admin_url, isolation_level="AUTOCOMMIT")
     with admin.connect() as conn:
-        conn.execute(text(f'DROP DATABASE IF EXISTS "{DB_NAME}" WITH (FORCE)'))
-        conn.execute(text(f'CREATE DATABASE "{DB_NAME}"'))
+        conn.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+        conn.execute(text(f'CREATE DATABASE "{name}"'))
     admin.dispose()
-    url = make_url(admin_url).set(database=DB_NAME).render_as_string(hide_password=False)
+    url = make_url(admin_url).set(database=name).render_as_string(hide_password=False)
     upgrade(url)
     return url
 

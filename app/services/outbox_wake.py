@@ -21,7 +21,7 @@ from collections.abc import Callable
 
 logger = logging.getLogger(__name__)
 
-DELAY = 0.5
+DELAY = 0.2
 """Seconds between two wake-ups of one process, and from a wake-up to the sender's run."""
 
 Waker = Callable[[float], object]
