@@ -67,16 +67,15 @@ def make_scheduler(settings: Settings) -> BackgroundScheduler:
     return scheduler
 
 
-def send_soon(scheduler: BackgroundScheduler, delay: float) -> None:
-    """A one-off outbox run ``delay`` seconds from now (``app.services.outbox_wake``); two may
-    overlap with a periodic run: the outbox claims each row once."""
+def send_now(scheduler: BackgroundScheduler) -> None:
+    """A one-off outbox run now (``app.services.outbox_wake``); it may overlap a periodic run:
+    the outbox claims each row once."""
     scheduler.add_job(
         jobs.send_due_deliveries,
         id="send-due-deliveries-now",
         name="send due deliveries now",
         replace_existing=True,
         max_instances=2,
-        next_run_time=datetime.now(UTC) + timedelta(seconds=delay),
     )
 
 
@@ -89,7 +88,7 @@ async def lifespan(app: FastAPI, settings: Settings) -> AsyncIterator[None]:
     scheduler = make_scheduler(settings)
     scheduler.start()
     app.state.scheduler = scheduler
-    outbox_wake.set_waker(lambda delay: send_soon(scheduler, delay))
+    outbox_wake.set_waker(lambda: send_now(scheduler))
     logger.info("embedded scheduler started (tick %.0f s)", settings.scheduler_tick_seconds)
     try:
         yield

@@ -110,7 +110,7 @@ def cleanup() -> dict[str, int]:
 def _wake_outbox_on_new_deliveries(**_: Any) -> None:
     """Crawls in this worker wake the outbox sender (``app.services.outbox_wake``); forked pool
     processes inherit the waker."""
-    outbox_wake.set_waker(lambda delay: send_due_deliveries.apply_async(countdown=delay))
+    outbox_wake.set_waker(lambda: send_due_deliveries.apply_async(retry=False))
 
 
 worker_init.connect(_wake_outbox_on_new_deliveries, weak=False)

@@ -85,3 +85,10 @@ class BulkRequest(BaseModel):
 
 class BulkResult(BaseModel):
     changed: int = Field(description="How many of the given messages changed.")
+
+
+class ChannelTestResult(BaseModel):
+    """What a test message through one channel did."""
+
+    ok: bool = Field(description="The channel accepted the message.")
+    error: str | None = Field(default=None, description="Why it did not, when it did not.")

@@ -69,6 +69,7 @@ def crawl_site(
         return _visit(site_id, settings, engine, lock, client)
     finally:
         lock.release()
+        outbox_wake.flush()
 
 
 def _warm_up() -> None:
@@ -333,8 +334,7 @@ def _store(
         created = match_page(session, row, page, scorers)
         queued = _enqueue(session, created) if created else 0
         session.commit()
-    if queued:
-        outbox_wake.wake()
+    outbox_wake.wake(new=bool(queued))
     if is_new:
         state.pages_new += 1
     if created:

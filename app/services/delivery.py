@@ -39,7 +39,7 @@ from app.core.config import Settings, get_settings
 from app.core.db import session_scope
 from app.core.security import unsign
 from app.models import Concern, Delivery, Match, User, utcnow
-from app.services import channels
+from app.services import channels, outbox_wake
 from app.services.delivery_compose import (
     UNSUBSCRIBE_SALT,
     Composer,
@@ -55,6 +55,7 @@ from app.services.delivery_policy import (
     effective_mode,
     quiet_until,
 )
+from app.services.errors import NotFound
 from push import Channel, DeliveryResult, Message, language, new_secret
 
 logger = logging.getLogger(__name__)
@@ -510,6 +511,49 @@ def resend(session: Session, user: User, delivery_id: int) -> Delivery:
     session.add(copy)
     session.flush()
     return copy
+
+
+def match_deliveries(session: Session, user: User, match_id: int) -> list[Delivery]:
+    """The delivery history of one of the user's matches: its outbox rows, oldest first
+    (instant pushes per channel, their resends; digests are listed by date, not per match)."""
+    stmt = (
+        select(Delivery)
+        .where(col(Delivery.user_id) == user.id, col(Delivery.match_id) == match_id)
+        .order_by(col(Delivery.id))
+    )
+    return list(session.exec(stmt))
+
+
+def resend_for_match(session: Session, user: User, match_id: int, delivery_id: int) -> Delivery:
+    """Queue one of a match's deliveries again (``resend``), commit, and wake the sender.
+
+    NotFound unless the delivery belongs to this user and this match."""
+    original = session.get(Delivery, delivery_id)
+    if original is None or original.user_id != user.id or original.match_id != match_id:
+        raise NotFound("No such delivery.", code="delivery_not_found")
+    copy = resend(session, user, delivery_id)
+    session.commit()
+    outbox_wake.wake()
+    return copy
+
+
+def send_channel_test(
+    session: Session, settings: Settings, user: User, channel: str
+) -> DeliveryResult:
+    """Send a test message to the address the user's profile has for ``channel`` now."""
+    targets = {"email": user.email, "sms": user.phone, "webhook": user.webhook_url}
+    if channel not in targets:
+        raise ValueError(f"unknown channel {channel!r}: choose email, webhook or sms")
+    target = targets[channel]
+    if not target:
+        return DeliveryResult(
+            ok=False, permanent=True, error=f"no {channel} address in the profile"
+        )
+    if channel == "webhook" and not user.webhook_secret:
+        user.webhook_secret = new_secret()
+        session.add(user)
+        session.commit()
+    return test_channel(settings, channel, target, secret=user.webhook_secret, lang=user.language)
 
 
 def test_channel(

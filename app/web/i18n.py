@@ -22,6 +22,11 @@ LANGUAGES = ("zh", "en")
 DEFAULT = "zh"
 
 EN: dict[str, str] = {
+    "delivery:pending": "waiting",
+    "delivery:sending": "sending",
+    "delivery:sent": "sent",
+    "delivery:failed": "failed, will retry",
+    "delivery:dead": "gave up",
     "scope:host": "This host only",
     "scope:domain": "The whole domain",
     "scope:any": "Follow links anywhere",
@@ -53,6 +58,25 @@ EN: dict[str, str] = {
 }
 
 ZH: dict[str, str] = {
+    "delivery:pending": "待发送",
+    "delivery:sending": "发送中",
+    "delivery:sent": "已发送",
+    "delivery:failed": "失败，将重试",
+    "delivery:dead": "已放弃",
+    "Deliveries": "推送记录",
+    "Channel": "渠道",
+    "Attempts": "尝试次数",
+    "Sent": "发送时间",
+    "Last error": "最近错误",
+    "Send again": "重新发送",
+    "Nothing was pushed for this message (it is in the dashboard only, or in a daily digest).": (
+        "这条消息没有单独推送（只在网页上显示，或在每日摘要中）。"
+    ),
+    "Queued to be sent again.": "已加入发送队列。",
+    "Test a channel": "测试推送渠道",
+    "Sends a test message now to the address in your profile.": "立即向您资料中的地址发送一条测试消息。",
+    "Test message sent.": "测试消息已发送。",
+    "The test failed: {error}": "测试失败：{error}",
     # layout
     "Timely Push": "及时推",
     "Timely Push — new, relevant pages from the sites you follow.": "及时推 — 您关注的网站一有相关新内容，立即推送给您。",

@@ -17,6 +17,7 @@ from fastapi import APIRouter, Depends, Request
 from fastapi.responses import Response
 
 from app.models import Match, User
+from app.services import delivery
 from app.services import matches as svc
 from app.services.errors import NotFound, ServiceError
 from app.web.csrf import csrf_protect
@@ -281,12 +282,12 @@ def message_detail(request: Request, db: Db, user: CurrentUser, match_id: int) -
     if match.read_at is None:
         match = svc.mark_read(db, user, match_id)
     item = _item(match, svc.concern_names(db, user))
-    return render(
-        request,
-        "messages/detail.html",
-        {"m": item, "unread_count": svc.unread_count(db, user)},
-        user=user,
-    )
+    context = {
+        "m": item,
+        "unread_count": svc.unread_count(db, user),
+        "deliveries": delivery.match_deliveries(db, user, match_id),
+    }
+    return render(request, "messages/detail.html", context, user=user)
 
 
 async def _back(request: Request) -> str:
@@ -327,6 +328,20 @@ async def message_unread(request: Request, db: Db, user: CurrentUser, match_id: 
     _owned(db, user, match_id)
     svc.mark_unread(db, user, match_id)
     return redirect(await _back(request))
+
+
+@router.post("/{match_id}/deliveries/{delivery_id}/resend")
+def message_resend(
+    request: Request, db: Db, user: CurrentUser, match_id: int, delivery_id: int
+) -> Response:
+    """Queue one delivery of this message again (a new message through the same channel)."""
+    _owned(db, user, match_id)
+    try:
+        delivery.resend_for_match(db, user, match_id, delivery_id)
+    except NotFound as exc:
+        raise PageNotFound from exc
+    flash(request, "Queued to be sent again.", "success")
+    return redirect(f"/messages/{match_id}")
 
 
 @router.post("/{match_id}/delete")

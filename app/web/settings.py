@@ -12,8 +12,8 @@ from fastapi.responses import Response
 from starlette.concurrency import run_in_threadpool
 
 from app.core.config import get_settings
-from app.models import PUSH_MODES, ProfileUpdate, User
-from app.services import accounts
+from app.models import CHANNELS, PUSH_MODES, ProfileUpdate, User
+from app.services import accounts, delivery
 from app.services.errors import NotFound, ServiceError
 from app.web.csrf import csrf_protect
 from app.web.forms import errors_for, kept, message, read_form
@@ -177,6 +177,19 @@ async def change_password(request: Request, db: Db, user: CurrentUser) -> Respon
         return _page(request, db, user, errors=errors, status=exc.status)
     login(request, user)
     flash(request, "Password changed.", "success")
+    return redirect("/settings")
+
+
+@router.post("/test/{channel}")
+async def test_channel(request: Request, db: Db, user: CurrentUser, channel: str) -> Response:
+    """Send a test message to the profile's address for one channel, now."""
+    if channel not in CHANNELS:
+        raise PageNotFound
+    result = await run_in_threadpool(delivery.send_channel_test, db, get_settings(), user, channel)
+    if result.ok:
+        flash(request, "Test message sent.", "success")
+    else:
+        flash(request, "The test failed: {error}", "error", error=result.error or "")
     return redirect("/settings")
 
 

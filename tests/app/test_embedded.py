@@ -20,18 +20,23 @@ from tests.push.servers import HttpReceiver
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(300)]
 
 
+def serve_env(sqlite_url: str, tmp_path: Path, *, tick: str) -> dict[str, str]:
+    """`timelypush serve` on the test database, loopback sites allowed, no crawl delay."""
+    return app_env(
+        database_url=sqlite_url,
+        url_allowlist="127.0.0.1",
+        crawl_delay="0",
+        scheduler_tick_seconds=tick,
+        var_dir=str(tmp_path / "var"),
+        secret_key="test",
+    )
+
+
 def test_serve_crawls_on_schedule_by_itself(sqlite_url: str, tmp_path: Path) -> None:
     engine = create_engine(sqlite_url)
     site_server = NewsSite(articles=4)
     port = free_port()
-    env = app_env(
-        database_url=sqlite_url,
-        url_allowlist="127.0.0.1",
-        crawl_delay="0",
-        scheduler_tick_seconds="0.5",
-        var_dir=str(tmp_path / "var"),
-        secret_key="test",
-    )
+    env = serve_env(sqlite_url, tmp_path, tick="0.5")
     log = tmp_path / "serve.log"
     with site_server.serve() as seed, Session(engine) as session:
         site_id, (football,) = make_concerns(session, seed, [["足球"]])
@@ -80,14 +85,7 @@ def test_serve_pushes_a_match_at_once_not_at_the_next_tick(sqlite_url: str, tmp_
     engine = create_engine(sqlite_url)
     hook = HttpReceiver()
     port = free_port()
-    env = app_env(
-        database_url=sqlite_url,
-        url_allowlist="127.0.0.1",
-        crawl_delay="0",
-        scheduler_tick_seconds="60",
-        var_dir=str(tmp_path / "var"),
-        secret_key="test",
-    )
+    env = serve_env(sqlite_url, tmp_path, tick="60")
     with NewsSite(articles=4).serve() as seed, Session(engine) as session:
         make_concerns(session, seed, [["足球"]])
         user = session.exec(select(User)).one()

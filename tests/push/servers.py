@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import ssl
 import subprocess
 import threading
@@ -15,6 +16,10 @@ from pathlib import Path
 from typing import Any
 
 from aiosmtpd.smtp import SMTP, AuthResult, Envelope, Session
+
+# aiosmtpd logs every connection at INFO from its own thread, also after pytest has closed
+# the captured stream ("Logging error ... I/O operation on closed file"): keep it to warnings
+logging.getLogger("mail.log").setLevel(logging.WARNING)
 
 
 class _Handler:

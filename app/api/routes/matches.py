@@ -5,13 +5,13 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Annotated
 
-from fastapi import APIRouter, Query, status
+from fastapi import APIRouter, Path, Query, status
 
 from app.api.deps import MAX_ID, CurrentUser, OwnedMatch, SessionDep
 from app.api.errors import responses
 from app.api.schemas import BulkRequest, BulkResult, MatchPage, MatchUpdate
-from app.models import MatchPublic
-from app.services import matches
+from app.models import DeliveryPublic, MatchPublic
+from app.services import delivery, matches
 
 router = APIRouter(prefix="/matches", tags=["matches"], responses=responses(401, 422))
 
@@ -78,3 +78,31 @@ def update_match(
 )
 def delete_match(match: OwnedMatch, user: CurrentUser, session: SessionDep) -> None:
     matches.delete_match(session, user, _id(match))
+
+
+DeliveryId = Annotated[int, Path(ge=1, le=MAX_ID, description="Delivery id")]
+
+
+@router.get(
+    "/{match_id}/deliveries",
+    responses=responses(404),
+    summary="The message's delivery history: each push by channel, its status and attempts",
+)
+def list_deliveries(
+    match: OwnedMatch, user: CurrentUser, session: SessionDep
+) -> list[DeliveryPublic]:
+    rows = delivery.match_deliveries(session, user, _id(match))
+    return [DeliveryPublic.model_validate(row, from_attributes=True) for row in rows]
+
+
+@router.post(
+    "/{match_id}/deliveries/{delivery_id}/resend",
+    status_code=status.HTTP_202_ACCEPTED,
+    responses=responses(404),
+    summary="Send one push of this message again (a new message through the same channel)",
+)
+def resend_delivery(
+    match: OwnedMatch, delivery_id: DeliveryId, user: CurrentUser, session: SessionDep
+) -> DeliveryPublic:
+    copy = delivery.resend_for_match(session, user, _id(match), delivery_id)
+    return DeliveryPublic.model_validate(copy, from_attributes=True)

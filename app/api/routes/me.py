@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+from typing import Literal
+
 from fastapi import APIRouter, Body, status
 
-from app.api.deps import CurrentUser, SessionDep
+from app.api.deps import CurrentUser, SessionDep, SettingsDep
 from app.api.errors import responses
-from app.api.schemas import PasswordChange, WebhookSecret
+from app.api.schemas import ChannelTestResult, PasswordChange, WebhookSecret
 from app.models import ProfileUpdate, UserPublic
-from app.services import accounts
+from app.services import accounts, delivery
 
 router = APIRouter(prefix="/me", tags=["me"], responses=responses(401, 422))
 
@@ -62,3 +64,17 @@ def change_password(body: PasswordChange, user: CurrentUser, session: SessionDep
     accounts.change_password(
         session, user, current_password=body.current_password, new_password=body.new_password
     )
+
+
+@router.post(
+    "/test/{channel}",
+    summary="Send a test message now to the profile's address for a channel",
+)
+def send_test_message(
+    channel: Literal["email", "webhook", "sms"],
+    user: CurrentUser,
+    session: SessionDep,
+    settings: SettingsDep,
+) -> ChannelTestResult:
+    result = delivery.send_channel_test(session, settings, user, channel)
+    return ChannelTestResult(ok=result.ok, error=None if result.ok else result.error)

@@ -10,7 +10,7 @@ from fastapi.testclient import TestClient
 from sqlmodel import Session
 
 from app.core.db import get_engine
-from app.models import Concern, User
+from app.models import Concern, Delivery, Match, User
 from tests.app.api.conftest import signup
 from tests.app.services.factories import add_match, add_run
 
@@ -222,11 +222,58 @@ def test_matches_paging_read_state_and_bulk(client: TestClient) -> None:
     assert harvest[0]["harvest_rate"] == 0.2
 
 
+def _add_delivery(match_id: int, channel: str = "webhook", status: str = "sent") -> int:
+    with Session(get_engine(), expire_on_commit=False) as session:
+        match = session.get(Match, match_id)
+        assert match is not None
+        row = Delivery(
+            idempotency_key=f"i:{match.user_id}:{channel}:{match_id}",
+            user_id=match.user_id,
+            match_id=match_id,
+            match_ids=[match_id],
+            channel=channel,
+            target="https://hooks.example.com/in",
+            status=status,
+            attempts=1,
+        )
+        session.add(row)
+        session.commit()
+        assert row.id is not None
+        return row.id
+
+
+def test_delivery_history_and_resend(client: TestClient) -> None:
+    auth, _, ids = _seed_feed(client, "alice@example.com", 2)
+    did = _add_delivery(ids[0], status="dead")
+    history = client.get(f"/api/v1/matches/{ids[0]}/deliveries", headers=auth).json()
+    assert [(d["id"], d["channel"], d["status"]) for d in history] == [(did, "webhook", "dead")]
+    assert client.get(f"/api/v1/matches/{ids[1]}/deliveries", headers=auth).json() == []
+    resp = client.post(f"/api/v1/matches/{ids[0]}/deliveries/{did}/resend", headers=auth)
+    assert resp.status_code == 202
+    copy = resp.json()
+    assert (copy["status"], copy["attempts"], copy["channel"]) == ("pending", 0, "webhook")
+    statuses = [
+        d["status"] for d in client.get(f"/api/v1/matches/{ids[0]}/deliveries", headers=auth).json()
+    ]
+    assert statuses == ["dead", "pending"]
+    # a delivery of another message of the same user is not this message's
+    _error(client.post(f"/api/v1/matches/{ids[1]}/deliveries/{did}/resend", headers=auth), 404)
+
+
+def test_channel_test_reports_the_outcome(client: TestClient) -> None:
+    auth = signup(client, "alice@example.com")
+    # no phone in the profile: a clear failure, not an exception
+    body = client.post("/api/v1/me/test/sms", headers=auth).json()
+    assert body["ok"] is False and "no sms address" in body["error"]
+    _error(client.post("/api/v1/me/test/pigeon", headers=auth), 422)
+
+
 def test_every_endpoint_isolates_users(client: TestClient) -> None:
     auth_a, cid, ids = _seed_feed(client, "alice@example.com", 2)
     token_id = client.get("/api/v1/auth/tokens", headers=auth_a).json()[0]["id"]
     auth_b = signup(client, "bob@example.com")
     mid = ids[0]
+    did = _add_delivery(mid)
     for method, path, body in [
         ("GET", f"/api/v1/concerns/{cid}", None),
         ("PATCH", f"/api/v1/concerns/{cid}", {"priority": 1}),
@@ -236,6 +283,8 @@ def test_every_endpoint_isolates_users(client: TestClient) -> None:
         ("GET", f"/api/v1/concerns/{cid}/harvest", None),
         ("GET", f"/api/v1/matches/{mid}", None),
         ("PATCH", f"/api/v1/matches/{mid}", {"read": True}),
+        ("GET", f"/api/v1/matches/{mid}/deliveries", None),
+        ("POST", f"/api/v1/matches/{mid}/deliveries/{did}/resend", None),
         ("DELETE", f"/api/v1/matches/{mid}", None),
         ("GET", f"/api/v1/auth/tokens/{token_id}", None),
         ("DELETE", f"/api/v1/auth/tokens/{token_id}", None),

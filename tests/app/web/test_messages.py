@@ -195,3 +195,36 @@ def test_bulk_ignores_other_users_ids(bob_client, db, feed):
 def test_navigation_shows_the_unread_badge_everywhere(alice_client, feed):
     page = alice_client.get("/settings")
     assert '<span class="badge">3</span>' in page.text
+
+
+def test_delivery_history_and_resend(alice_client, bob_client, db, feed):
+    from app.models import Delivery
+
+    match = feed["new"]
+    row = Delivery(
+        idempotency_key=f"i:{match.user_id}:webhook:{match.id}",
+        user_id=match.user_id,
+        match_id=match.id,
+        match_ids=[match.id],
+        channel="webhook",
+        target="http://127.0.0.1:9/in",
+        status="dead",
+        attempts=8,
+        last_error="webhook answered HTTP 500",
+    )
+    db.add(row)
+    db.commit()
+    page = alice_client.get(f"/messages/{match.id}")
+    assert "推送记录" in page.text and "已放弃" in page.text
+    assert "webhook answered HTTP 500" in page.text
+    path = f"/messages/{match.id}/deliveries/{row.id}/resend"
+    # another user cannot resend it (nor see the message)
+    assert post(bob_client, path, page="/messages").status_code == 404
+    assert len(db.exec(select(Delivery)).all()) == 1
+    done = post(alice_client, path, page=f"/messages/{match.id}")
+    assert done.status_code == 303 and done.headers["location"] == f"/messages/{match.id}"
+    rows = db.exec(select(Delivery).order_by(Delivery.id)).all()
+    assert [(r.status, r.channel) for r in rows] == [("dead", "webhook"), ("pending", "webhook")]
+    assert "已加入发送队列" in alice_client.get(f"/messages/{match.id}").text
+    # a message with no push says so
+    assert "没有单独推送" in alice_client.get(f"/messages/{feed['old'].id}").text

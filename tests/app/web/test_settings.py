@@ -176,3 +176,23 @@ def test_unverified_users_can_ask_for_the_link_again(alice_client):
     response = post(alice_client, "/verify/resend", page="/settings")
     assert response.status_code == 303 and response.headers["location"] == "/settings"
     assert "验证链接已发送到" in alice_client.get("/settings").text
+
+
+def test_test_a_channel_sends_now_and_says_what_happened(alice_client, db, alice):
+    from tests.push.servers import HttpReceiver
+
+    hook = HttpReceiver()
+    try:
+        post(alice_client, "/settings/webhook", {"webhook_url": hook.url + "/in"}, page="/settings")
+        sent = post(alice_client, "/settings/test/webhook", page="/settings")
+        assert sent.status_code == 303
+        assert "测试消息已发送" in alice_client.get("/settings").text
+        assert len(hook.requests) == 1 and hook.requests[0].json()["type"] == "test"
+        db.refresh(alice)
+        assert alice.webhook_secret  # created for the signature, rotatable as usual
+    finally:
+        hook.close()
+    # no phone number: the failure is shown, nothing is sent
+    post(alice_client, "/settings/test/sms", page="/settings")
+    assert "测试失败" in alice_client.get("/settings").text
+    assert post(alice_client, "/settings/test/pigeon", page="/settings").status_code == 404
