@@ -35,6 +35,7 @@ from app.models import PUSH_MODES, ApiToken, ProfileUpdate, ResetCode, User, utc
 from app.services import throttle
 from app.services.errors import Conflict, Invalid, NotFound, Unauthorized
 from app.services.urlcheck import guard, normalize_url, run_sync
+from push import new_secret
 
 logger = logging.getLogger(__name__)
 
@@ -428,7 +429,7 @@ def _clean_phone(phone: str | None) -> str | None:
 
 def rotate_webhook_secret(session: Session, user: User) -> str:
     """A new webhook signing secret. Shown once; stored as is because signing needs it."""
-    secret = "whsec_" + secrets.token_urlsafe(32)
+    secret = new_secret()  # the Standard Webhooks form the webhook channel signs with
     user.webhook_secret = secret
     session.add(user)
     session.commit()

@@ -56,7 +56,7 @@ from app.services.delivery_policy import (
     quiet_until,
 )
 from app.services.errors import NotFound
-from push import Channel, DeliveryResult, Message, language, new_secret
+from push import Channel, ConfigError, DeliveryResult, Message, language, new_secret
 
 logger = logging.getLogger(__name__)
 
@@ -581,7 +581,7 @@ def test_channel(
 
     try:
         return channels.run_sync(go())
-    except channels.ChannelNotConfigured as exc:
+    except (channels.ChannelNotConfigured, ConfigError) as exc:
         return DeliveryResult(ok=False, permanent=True, error=str(exc))
 
 

@@ -181,6 +181,8 @@ def test_unverified_users_can_ask_for_the_link_again(alice_client):
 def test_test_a_channel_sends_now_and_says_what_happened(alice_client, db, alice):
     from tests.push.servers import HttpReceiver
 
+    from tests.push.fixtures import verify_signature
+
     hook = HttpReceiver()
     try:
         post(alice_client, "/settings/webhook", {"webhook_url": hook.url + "/in"}, page="/settings")
@@ -189,7 +191,15 @@ def test_test_a_channel_sends_now_and_says_what_happened(alice_client, db, alice
         assert "测试消息已发送" in alice_client.get("/settings").text
         assert len(hook.requests) == 1 and hook.requests[0].json()["type"] == "test"
         db.refresh(alice)
-        assert alice.webhook_secret  # created for the signature, rotatable as usual
+        assert alice.webhook_secret  # created for the signature
+        # a rotated secret signs too (the one shown to the user verifies the request)
+        post(alice_client, "/settings/webhook/rotate", page="/settings")
+        db.refresh(alice)
+        post(alice_client, "/settings/test/webhook", page="/settings")
+        assert "测试消息已发送" in alice_client.get("/settings").text
+        last = hook.requests[-1]
+        assert len(hook.requests) == 2
+        assert verify_signature(alice.webhook_secret, last.headers, last.body)
     finally:
         hook.close()
     # no phone number: the failure is shown, nothing is sent
