@@ -179,9 +179,8 @@ def test_unverified_users_can_ask_for_the_link_again(alice_client):
 
 
 def test_test_a_channel_sends_now_and_says_what_happened(alice_client, db, alice):
-    from tests.push.servers import HttpReceiver
-
     from tests.push.fixtures import verify_signature
+    from tests.push.servers import HttpReceiver
 
     hook = HttpReceiver()
     try:
