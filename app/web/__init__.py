@@ -8,14 +8,15 @@ error pages. Every view goes through ``app.services``; nothing here holds busine
 from __future__ import annotations
 
 import logging
-from collections.abc import Awaitable, Callable
 from pathlib import Path
 from urllib.parse import quote
 
 from fastapi import FastAPI, Request
 from fastapi.responses import Response
 from fastapi.staticfiles import StaticFiles
+from starlette.datastructures import MutableHeaders
 from starlette.middleware.sessions import SessionMiddleware
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from app.core.config import get_settings
 
@@ -34,6 +35,32 @@ _SECURITY_HEADERS = {
         "script-src 'self'; frame-ancestors 'none'; form-action 'self'"
     ),
 }
+
+
+class SecurityHeaders:
+    """Add ``_SECURITY_HEADERS`` to HTML responses (those that lack them).
+
+    Plain ASGI, not ``@app.middleware("http")``: Starlette's BaseHTTPMiddleware runs every
+    request, API calls included, through an extra task and memory stream."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+
+        async def send_with_headers(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                headers = MutableHeaders(scope=message)
+                if headers.get("content-type", "").startswith("text/html"):
+                    for name, value in _SECURITY_HEADERS.items():
+                        if name not in headers:
+                            headers[name] = value
+            await send(message)
+
+        await self.app(scope, receive, send_with_headers)
 
 
 def install(app: FastAPI) -> None:
@@ -55,15 +82,7 @@ def install(app: FastAPI) -> None:
         https_only=config.secure_cookies,
     )
 
-    @app.middleware("http")
-    async def security_headers(
-        request: Request, call_next: Callable[[Request], Awaitable[Response]]
-    ) -> Response:
-        response = await call_next(request)
-        if response.headers.get("content-type", "").startswith("text/html"):
-            for name, value in _SECURITY_HEADERS.items():
-                response.headers.setdefault(name, value)
-        return response
+    app.add_middleware(SecurityHeaders)
 
     app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
     for module in (auth, concerns, reports, messages, settings):
