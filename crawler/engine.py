@@ -10,8 +10,8 @@ Checkpoint / resume: ``on_checkpoint(state)`` receives a JSON-able dict every
 ``config.checkpoint_every`` events and once more when the iterator ends or is closed (use
 ``contextlib.aclosing`` when you may stop early). URLs in flight at that moment are put back in
 the queue, so passing the last state as ``crawl(..., checkpoint=state)`` continues the crawl
-with no URL yielded twice and none lost. Learned topic terms are restored; PageRank and sibling
-statistics restart from the resumed pages on.
+with no URL yielded twice and none lost. Learned topic terms are restored; PageRank, sibling
+and site-section statistics restart from the resumed pages on.
 """
 
 from __future__ import annotations

@@ -29,7 +29,7 @@ from sqlmodel import Session, col, select
 from app import metrics
 from app.core.config import Settings, get_settings
 from app.core.db import get_engine
-from app.models import Concern, CrawlRun, Match, Page, Site, utcnow
+from app.models import STRATEGIES, Concern, CrawlRun, Match, Page, Site, utcnow
 from app.services import outbox_wake, revisit
 from app.services.crawl_store import (
     ConcernScorer,
@@ -113,8 +113,13 @@ def crawl_config(settings: Settings, site: Site, concerns: list[Concern]) -> Any
         proxy=settings.proxy,
         allowlist=tuple(settings.allowlist),
     )
-    strategies = [c.strategy for c in concerns]
-    strategy = max(set(strategies), key=strategies.count)
+    # the strategy most of the site's concerns chose; a tie goes to the one listed first
+    # (the default leads the list), never to set order
+    chosen = [c.strategy for c in concerns]
+    strategy = min(
+        set(chosen),
+        key=lambda s: (-chosen.count(s), STRATEGIES.index(s) if s in STRATEGIES else 99),
+    )
     params: dict[str, float] = {}
     for c in concerns:
         params.update(c.params or {})

@@ -7,7 +7,7 @@ from collections.abc import Iterator
 import pytest
 from sqlmodel import Session, func, select
 
-from app.models import CrawlRun, Match, Page, Site
+from app.models import Concern, CrawlRun, Match, Page, Site
 from tests.app.loopback_site import NewsSite, make_concerns
 
 
@@ -154,3 +154,21 @@ def test_feed_is_the_cheap_change_signal(crawl_env: None, engine) -> None:
         assert _count(session, Match, concern_id=football) == 3
         runs = session.exec(select(CrawlRun).order_by(CrawlRun.id)).all()
         assert [r.stats["signal"] for r in runs] == ["crawl", "feed", "crawl"]
+
+
+def test_a_shared_site_crawls_with_the_strategy_most_concerns_chose() -> None:
+    from app.core.config import Settings
+    from app.models import DEFAULT_STRATEGY
+    from app.services.crawling import crawl_config
+
+    site = Site(scope_key="host:http://t.test/", seed_url="http://t.test/", scope="host")
+
+    def chosen(*names: str) -> str:
+        concerns = [Concern(owner_id=1, seed_url=site.seed_url, strategy=n) for n in names]
+        return str(crawl_config(Settings(), site, concerns).strategy)
+
+    assert chosen("bfs", "fish", "bfs") == "bfs"
+    # a tie goes to the product default, whatever the order of the concerns
+    assert chosen("bfs", DEFAULT_STRATEGY) == DEFAULT_STRATEGY
+    assert chosen(DEFAULT_STRATEGY, "bfs") == DEFAULT_STRATEGY
+    assert chosen("statistical", "fish") == "fish"  # listed before statistical
