@@ -10,7 +10,8 @@ from __future__ import annotations
 import threading
 import time
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import urlsplit
@@ -116,3 +117,21 @@ class TestWeb:
         self.server.shutdown()
         self.server.server_close()
         self._thread.join(timeout=5)
+
+
+@contextmanager
+def serve_html(
+    pages: Mapping[str, str], redirects: Mapping[str, str] | None = None
+) -> Iterator[TestWeb]:
+    """A running ``TestWeb`` serving ``pages`` (path → HTML) and ``redirects`` (path → the
+    ``Location`` of a 301); everything else is 404."""
+    web = TestWeb()
+    for path, html in pages.items():
+        web.add(path, Reply(body=html.encode()))
+    for path, target in (redirects or {}).items():
+        web.add(path, Reply(301, headers={"Location": target}))
+    web.start()
+    try:
+        yield web
+    finally:
+        web.stop()

@@ -4,10 +4,8 @@ from __future__ import annotations
 
 import contextlib
 import json
-import threading
 from collections.abc import Iterator
 from dataclasses import replace
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
@@ -15,6 +13,7 @@ from crawler.engine import CrawlConfig, crawl
 from crawler.fetch import FetchConfig
 from crawler.types import Link
 from tests.crawler.focus_graphs import GraphFetcher, order, page, run, site, url
+from tests.crawler.server import serve_html
 
 TOPIC = "足球"
 
@@ -138,40 +137,10 @@ SITE = {
 }
 
 
-class _Handler(BaseHTTPRequestHandler):
-    def do_GET(self) -> None:
-        if self.path == "/moved":
-            self.send_response(301)
-            self.send_header("Location", "/c")
-            self.end_headers()
-            return
-        body = SITE.get(self.path)
-        if body is None:
-            self.send_response(404)
-            self.end_headers()
-            return
-        data = body.encode()
-        self.send_response(200)
-        self.send_header("Content-Type", "text/html; charset=utf-8")
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
-
-    def log_message(self, format: str, *args: object) -> None:
-        pass
-
-
 @pytest.fixture
 def server() -> Iterator[str]:
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{httpd.server_address[1]}"
-    finally:
-        httpd.shutdown()
-        httpd.server_close()
-        thread.join(timeout=5)
+    with serve_html(SITE, {"/moved": "/c"}) as web:
+        yield web.origin
 
 
 @pytest.mark.parametrize("concurrency", [1, 4])
