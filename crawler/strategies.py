@@ -103,6 +103,12 @@ class _Base:
     def score_links(self, page: Page, relevance: Relevance, depth: int | None) -> list[ScoredLink]:
         raise NotImplementedError
 
+    def page_sim(self, relevance: Relevance) -> float:
+        """The page's relevance on [0, 1]: kp sim divided by its maximum (other scorers
+        already are on [0, 1])."""
+        scale = kp_max(self.params) if self.relevance_method == "kp" else 1.0
+        return min(1.0, relevance.score / scale) if scale else 0.0
+
     def link_relevance(self, link: Link) -> float:
         """How much a link's own text is about the topic, in [0, 1] (extended metadata): the
         weight of the heaviest profile term in its anchor text (1 for a user keyword, a learned
@@ -265,9 +271,8 @@ class TopicPageRank(_Windowed):
     def score_links(self, page: Page, relevance: Relevance, depth: int | None) -> list[ScoredLink]:
         self.graph.add_page(page.url, [link.url for link in _unique_links(page)])
         r_hat = self.graph.normalized(page.url, str(self.params["r_norm"]))
-        scale = kp_max(self.params) if self.relevance_method == "kp" else 1.0
-        s_hat = relevance.score / scale if self.params["sim_norm"] else relevance.score
-        self._page = (r_hat, min(1.0, s_hat) if self.params["sim_norm"] else s_hat)
+        s_hat = self.page_sim(relevance) if self.params["sim_norm"] else relevance.score
+        self._page = (r_hat, s_hat)
         return super().score_links(page, relevance, depth)
 
     def potential(self, page: Page, relevance: Relevance, link: Link) -> float:
@@ -375,10 +380,8 @@ class Adaptive(_Base):
             counts = self.sections.setdefault(key, [0, 0])
             counts[0] += relevance.matched
             counts[1] += 1
-        scale = kp_max(self.params) if self.relevance_method == "kp" else 1.0
-        parent = min(1.0, relevance.score / scale) if scale else 0.0
         p = self.params
-        base = float(p["w_page"]) * parent
+        base = float(p["w_page"]) * self.page_sim(relevance)
         out = []
         for link in _unique_links(page):
             value = (

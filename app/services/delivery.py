@@ -393,10 +393,7 @@ def _compose(
                 continue
             secret = None
             if row.channel == "webhook" and user is not None:
-                if not user.webhook_secret:
-                    user.webhook_secret = new_secret()
-                    session.add(user)
-                secret = user.webhook_secret
+                secret = _webhook_secret(session, user)
             jobs.append((row, message, secret))
     return jobs, dropped
 
@@ -513,6 +510,14 @@ def resend(session: Session, user: User, delivery_id: int) -> Delivery:
     return copy
 
 
+def _webhook_secret(session: Session, user: User) -> str:
+    """The user's signing secret, created (in the caller's transaction) on first use."""
+    if not user.webhook_secret:
+        user.webhook_secret = new_secret()
+        session.add(user)
+    return user.webhook_secret
+
+
 def match_deliveries(session: Session, user: User, match_id: int) -> list[Delivery]:
     """The delivery history of one of the user's matches: its outbox rows, oldest first
     (instant pushes per channel, their resends; digests are listed by date, not per match)."""
@@ -549,11 +554,11 @@ def send_channel_test(
         return DeliveryResult(
             ok=False, permanent=True, error=f"no {channel} address in the profile"
         )
-    if channel == "webhook" and not user.webhook_secret:
-        user.webhook_secret = new_secret()
-        session.add(user)
+    secret = None
+    if channel == "webhook":
+        secret = _webhook_secret(session, user)
         session.commit()
-    return test_channel(settings, channel, target, secret=user.webhook_secret, lang=user.language)
+    return test_channel(settings, channel, target, secret=secret, lang=user.language)
 
 
 def test_channel(
