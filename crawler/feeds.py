@@ -113,4 +113,6 @@ def parse_feed(text: str, url: str, *, status: int = 200) -> Page | None:
         content_hash=content_hash(body),
         simhash=simhash(body),
         is_feed=True,
+        kind="hub",
+        kind_evidence=["feed"],
     )

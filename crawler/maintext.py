@@ -11,7 +11,7 @@ from lxml import etree
 
 from crawler.dom import BLOCKS, TEXT_OF, clean, drop, element_text, elements
 
-__all__ = ["main_text"]
+__all__ = ["main_block", "main_text"]
 
 _BOILERPLATE = (
     "nav",
@@ -112,10 +112,21 @@ def _main_element(body: etree._Element) -> etree._Element:
     return body
 
 
-def main_text(root: etree._Element) -> str:
+def main_block(root: etree._Element) -> tuple[str, int]:
+    """The main text and the number of its characters that are link (anchor) text.
+
+    Drops the boilerplate elements from ``root`` (the tree is disposable).
+    """
     for el in list(elements(root, *_BOILERPLATE)):
         drop(el)
     body = root.find("body")
     if body is None:
         body = root
-    return _block_lines(_main_element(body))
+    main = _main_element(body)
+    link_chars = sum(len(element_text(a)) for a in elements(main, "a"))
+    return _block_lines(main), link_chars
+
+
+def main_text(root: etree._Element) -> str:
+    """The main text only (see ``main_block``)."""
+    return main_block(root)[0]

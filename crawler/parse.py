@@ -16,6 +16,7 @@ text and ``rel=nofollow`` — canonicalised and de-duplicated.
 
 from __future__ import annotations
 
+import json
 import logging
 
 from lxml import etree
@@ -24,7 +25,8 @@ from crawler.charset import decode_body
 from crawler.dom import BLOCKS, attr, clean, drop, element_text, elements, to_root
 from crawler.feeds import looks_like_feed, parse_feed
 from crawler.fingerprint import content_hash, simhash
-from crawler.maintext import main_text
+from crawler.maintext import main_block
+from crawler.pagekind import Structure, classify
 from crawler.types import Link, Page
 from crawler.urls import canonicalize
 
@@ -232,8 +234,77 @@ def _links(root: etree._Element, base: str) -> list[Link]:
     return list(found.values())
 
 
+_DATE_META = frozenset(
+    {
+        "pubdate",
+        "publishdate",
+        "publish_date",
+        "publication_date",
+        "ptime",
+        "datepublished",
+        "date",
+        "dc.date",
+        "dc.date.issued",
+        "sailthru.date",
+        "parsely-pub-date",
+        "og:published_time",
+    }
+)
+
+
+def _ld_types(root: etree._Element) -> list[str]:
+    """JSON-LD ``@type`` values (lower-cased), ``@graph`` members included."""
+    found: list[str] = []
+
+    def walk(node: object, depth: int) -> None:
+        if depth > 4 or len(found) > 20:
+            return
+        if isinstance(node, list):
+            for item in node[:50]:
+                walk(item, depth + 1)
+        elif isinstance(node, dict):
+            kind = node.get("@type")
+            for value in kind if isinstance(kind, list) else [kind]:
+                if isinstance(value, str):
+                    found.append(value.lower())
+            if "@graph" in node:
+                walk(node["@graph"], depth + 1)
+            if depth == 0 and isinstance(node.get("mainEntity"), dict):
+                walk(node["mainEntity"], depth + 1)
+
+    for el in elements(root, "script"):
+        if attr(el, "type").lower() != "application/ld+json" or not el.text:
+            continue
+        try:
+            walk(json.loads(el.text), 0)
+        except (ValueError, RecursionError):
+            continue
+    return found
+
+
+def _structure(root: etree._Element, meta: _Meta, links: list[Link]) -> Structure:
+    body = root.find("body")
+    h1 = next((element_text(el) for el in elements(root, "h1")), "")
+    link_chars = sum(len(element_text(a)) for a in elements(root, "a"))
+    return Structure(
+        text_chars=len(element_text(body if body is not None else root)),
+        link_chars=link_chars,
+        links=len(links),
+        h1=h1[:_MAX_TITLE],
+        og_type=meta.get("og:type"),
+        article_meta=any(k.startswith("article:") or k in _DATE_META for k in meta.values),
+    )
+
+
 def _empty(url: str, status: int) -> Page:
-    return Page(url=url, final_url=url, status=status, content_hash=content_hash(""))
+    return Page(
+        url=url,
+        final_url=url,
+        status=status,
+        content_hash=content_hash(""),
+        kind="hub",
+        kind_evidence=["nothing to read"],
+    )
 
 
 def parse_html(
@@ -256,16 +327,21 @@ def parse_html(
     if root is None:
         return _empty(page_url, status)
     try:
+        ld_types = _ld_types(root)
         for el in list(elements(root, *_CODE)):
             drop(el)
         base = _base_url(root, page_url)
         meta = _Meta(root, base)
         title = _title(root, meta)
         links = _links(root, base)
-        text = main_text(root)
+        structure = _structure(root, meta, links)
+        structure.ld_types = ld_types
+        text, structure.main_link_chars = main_block(root)
+        structure.main_chars = len(text)
     except (ValueError, RecursionError, etree.LxmlError) as exc:  # a safety net: never crash
         logger.warning("could not analyse %s: %r", page_url, exc)
         return _empty(page_url, status)
+    kind = classify(page_url, title, text, structure)
     return Page(
         url=page_url,
         final_url=page_url,
@@ -279,4 +355,7 @@ def parse_html(
         feeds=meta.feeds,
         content_hash=content_hash(text),
         simhash=simhash(text),
+        structure=structure,
+        kind=kind.kind,
+        kind_evidence=kind.evidence,
     )

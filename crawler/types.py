@@ -7,6 +7,10 @@ Keep them small, immutable where possible, and free of I/O.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from crawler.pagekind import Structure
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,3 +53,9 @@ class Page:
     """True when the server answered 304 to a conditional GET."""
     is_feed: bool = False
     elapsed_ms: float = 0.0
+    structure: Structure | None = None
+    """Structural facts for the page-kind decision (None for feeds and empty pages)."""
+    kind: str = "item"
+    """``item`` (something a person reads) or ``hub`` (a page of links); see ``crawler.pagekind``."""
+    kind_evidence: list[str] = field(default_factory=list)
+    """What decided ``kind``, strongest first."""

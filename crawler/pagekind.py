@@ -1,0 +1,189 @@
+"""Page kinds: is a fetched page an *item* (something a person reads) or a *hub* (a page of links)?
+
+Only items are pushed; hubs (home, channel, list, pagination, tag, search, about / contact /
+sitemap pages) are still crawled and revisited, because that is where new items appear.
+
+The decision adds up structural evidence that holds on any site, Chinese or English, and
+names each piece it used (``PageKind.evidence``):
+
+* **declared type** — ``og:type`` ``article``, ``article:*`` meta, a publication-date meta, or a
+  JSON-LD ``@type`` such as ``NewsArticle`` / ``BlogPosting`` say *item*; JSON-LD
+  ``CollectionPage`` / ``ItemList`` / ``SearchResultsPage`` say *hub*;
+* **running text** — the main text outside links: an article has sentences, a list has
+  anchors; measured as characters and as the share of the main block that is link text;
+* **links** — the share of the whole page's text that is anchor text;
+* **headline** — an ``<h1>`` of headline length that the ``<title>`` repeats;
+* **URL shape** — the site root, ``index``/``list``/``page``/``tag``/``search``/``about``
+  path words and page numbers say *hub*; a date or a long numeric id in the path says *item*.
+
+Each piece adds to a score in log-odds units; ``score > 0`` is an item. The weights were set
+on the saved real pages and hand-made pages, and checked on the lab webs (docs/algorithms.md).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from urllib.parse import parse_qsl, urlsplit
+
+__all__ = ["HUB", "ITEM", "PageKind", "Structure", "classify"]
+
+ITEM = "item"
+HUB = "hub"
+
+_ITEM_TYPES = frozenset(
+    t.lower()
+    for t in (
+        "Article",
+        "NewsArticle",
+        "ReportageNews",
+        "AnalysisNewsArticle",
+        "BlogPosting",
+        "TechArticle",
+        "ScholarlyArticle",
+        "SocialMediaPosting",
+        "DiscussionForumPosting",
+        "Report",
+        "Course",
+        "Recipe",
+        "Review",
+        "VideoObject",
+        "Event",
+        "JobPosting",
+        "Product",
+    )
+)
+_HUB_TYPES = frozenset(
+    t.lower()
+    for t in ("CollectionPage", "ItemList", "SearchResultsPage", "WebSite", "SiteNavigationElement")
+)
+_DATE_PATH = re.compile(
+    r"/(?:19|20)\d{2}[-/_]?(?:0[1-9]|1[0-2])(?:[-/_]?(?:0[1-9]|[12]\d|3[01]))?(?:/|[-_]|\b)"
+    r"|/(?:19|20)\d{2}/(?:0[1-9]|1[0-2])/"
+    r"|(?:19|20)\d{6}"
+)
+_LONG_ID = re.compile(r"\d{5,}|[a-z0-9]{10,}")
+_HUB_WORDS = re.compile(
+    r"(?:^|[/_.-])(?:index|list|lists|roll|page|pages|tag|tags|category|categories|topic|topics"
+    r"|channel|column|search|archive|archives|about|about-us|aboutus|contact|contact-us|sitemap"
+    r"|help|feeds?|rss|author|authors|section|sections|node|more|all)(?:[/_.-]|\d|$)",
+    re.I,
+)
+_PAGE_NUMBER = re.compile(r"(?:[/_-](?:p|page|index|list)[_-]?\d+(?:\.\w+)?$)|(?:/\d{1,3}/?$)", re.I)
+_PAGE_PARAMS = frozenset({"page", "p", "pg", "pn", "start", "offset", "tag", "q", "s", "cat"})
+_ID_PARAMS = frozenset({"id", "aid", "tid", "articleid", "article_id", "docid", "newsid", "story"})
+_SLUG = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+){3,}")
+
+
+@dataclass(slots=True)
+class Structure:
+    """Structural facts of a parsed HTML page (read once, by ``crawler.parse``)."""
+
+    text_chars: int = 0
+    """Visible text of the whole body."""
+    link_chars: int = 0
+    """Anchor text of every link on the page (repeats included)."""
+    links: int = 0
+    """Number of distinct outlinks."""
+    main_chars: int = 0
+    """The main block's text (see ``crawler.maintext``)."""
+    main_link_chars: int = 0
+    """Anchor text inside the main block."""
+    h1: str = ""
+    og_type: str = ""
+    article_meta: bool = False
+    """``article:*`` or a publication-date ``<meta>``."""
+    ld_types: list[str] = field(default_factory=list)
+    """JSON-LD ``@type`` values, lower-cased."""
+
+
+@dataclass(slots=True)
+class PageKind:
+    kind: str
+    score: float
+    evidence: list[str] = field(default_factory=list)
+    """What decided it, e.g. ``["json-ld NewsArticle", "running text 1830 chars"]``."""
+
+
+def _norm(text: str) -> str:
+    return re.sub(r"\W+", "", text.lower())
+
+
+def _headline(title: str, h1: str) -> bool:
+    """An ``<h1>`` long enough to be a headline, repeated by the title."""
+    h, t = _norm(h1), _norm(title)
+    if not h or not t:
+        return False
+    cjk = sum(1 for ch in h if "\u4e00" <= ch <= "\u9fff")
+    long_enough = cjk >= 8 or (cjk < 2 and len(h1.split()) >= 4)
+    return long_enough and (h in t or t in h)
+
+
+def _url_evidence(url: str) -> list[tuple[float, str]]:
+    parts = urlsplit(url)
+    path = parts.path or "/"
+    out: list[tuple[float, str]] = []
+    query = dict(parse_qsl(parts.query, keep_blank_values=True))
+    if path in ("/", "") or re.fullmatch(r"/(?:index|default|home)\.\w+", path, re.I):
+        if not query:
+            return [(-4.0, "site root")]
+    last = path.rstrip("/").rsplit("/", 1)[-1].lower()
+    if _HUB_WORDS.search(path) or _PAGE_NUMBER.search(path):
+        out.append((-1.5, "list-like path"))
+    elif path.endswith("/") and not _LONG_ID.search(last) and not _SLUG.fullmatch(last):
+        out.append((-1.0, "directory path"))
+    if _PAGE_PARAMS & {k.lower() for k in query}:
+        out.append((-1.0, "page / tag / search parameter"))
+    if _DATE_PATH.search(path):
+        out.append((1.0, "date in path"))
+    if _LONG_ID.search(last) or _ID_PARAMS & {k.lower() for k in query} or _SLUG.fullmatch(
+        last.rsplit(".", 1)[0]
+    ):
+        out.append((1.0, "id or slug in path"))
+    return out
+
+
+def classify(url: str, title: str, text: str, structure: Structure | None) -> PageKind:
+    """Item or hub, with the evidence (see the module doc)."""
+    if structure is None:
+        return PageKind(ITEM, 0.5, ["feed entry" if text else "no structure"])
+    s = structure
+    ev: list[tuple[float, str]] = []
+    declared = [t for t in s.ld_types if t in _ITEM_TYPES]
+    if declared:
+        ev.append((3.0, f"json-ld {declared[0]}"))
+    elif any(t in _HUB_TYPES - {"website"} for t in s.ld_types):
+        ev.append((-3.0, "json-ld collection"))
+    if s.og_type.lower() in ("article", "news", "blog", "video.other", "product"):
+        ev.append((2.0, f"og:type {s.og_type.lower()}"))
+    if s.article_meta:
+        ev.append((1.5, "publication-date meta"))
+    prose = max(0, s.main_chars - s.main_link_chars)
+    main_links = s.main_link_chars / s.main_chars if s.main_chars else 1.0
+    if prose >= 600:
+        ev.append((2.5, f"running text {prose} chars"))
+    elif prose >= 250:
+        ev.append((1.5, f"running text {prose} chars"))
+    elif prose >= 80:
+        ev.append((0.5, f"short text {prose} chars"))
+    elif prose >= 40:
+        ev.append((-1.0, f"little running text ({prose} chars)"))
+    else:
+        ev.append((-2.0, f"little running text ({prose} chars)"))
+    if prose >= 40 and main_links < 0.1:
+        ev.append((1.0, "main block is prose"))
+    elif main_links > 0.5:
+        ev.append((-2.0, f"main block {main_links:.0%} links"))
+    elif main_links > 0.3:
+        ev.append((-1.0, f"main block {main_links:.0%} links"))
+    density = s.link_chars / s.text_chars if s.text_chars else 1.0
+    if density > 0.7:
+        ev.append((-1.5, f"page text {density:.0%} links"))
+    elif density < 0.35:
+        ev.append((0.5, f"page text {density:.0%} links"))
+    if _headline(title, s.h1):
+        ev.append((1.5, "headline h1 = title"))
+    ev += _url_evidence(url)
+    score = sum(w for w, _ in ev)
+    ev.sort(key=lambda pair: -abs(pair[0]))
+    return PageKind(ITEM if score > 0 else HUB, round(score, 2), [why for _, why in ev])
