@@ -69,7 +69,9 @@ _HUB_WORDS = re.compile(
     r"|help|feeds?|rss|author|authors|section|sections|node|more|all)(?:[/_.-]|\d|$)",
     re.I,
 )
-_PAGE_NUMBER = re.compile(r"(?:[/_-](?:p|page|index|list)[_-]?\d+(?:\.\w+)?$)|(?:/\d{1,3}/?$)", re.I)
+_PAGE_NUMBER = re.compile(
+    r"(?:[/_-](?:p|page|index|list)[_-]?\d+(?:\.\w+)?$)|(?:/\d{1,3}/?$)", re.I
+)
 _PAGE_PARAMS = frozenset({"page", "p", "pg", "pn", "start", "offset", "tag", "q", "s", "cat"})
 _ID_PARAMS = frozenset({"id", "aid", "tid", "articleid", "article_id", "docid", "newsid", "story"})
 _SLUG = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+){3,}")
@@ -124,9 +126,9 @@ def _url_evidence(url: str) -> list[tuple[float, str]]:
     path = parts.path or "/"
     out: list[tuple[float, str]] = []
     query = dict(parse_qsl(parts.query, keep_blank_values=True))
-    if path in ("/", "") or re.fullmatch(r"/(?:index|default|home)\.\w+", path, re.I):
-        if not query:
-            return [(-4.0, "site root")]
+    root = path in ("/", "") or re.fullmatch(r"/(?:index|default|home)\.\w+", path, re.I)
+    if root and not query:
+        return [(-4.0, "site root")]
     last = path.rstrip("/").rsplit("/", 1)[-1].lower()
     if _HUB_WORDS.search(path) or _PAGE_NUMBER.search(path):
         out.append((-1.5, "list-like path"))
@@ -136,8 +138,10 @@ def _url_evidence(url: str) -> list[tuple[float, str]]:
         out.append((-1.0, "page / tag / search parameter"))
     if _DATE_PATH.search(path):
         out.append((1.0, "date in path"))
-    if _LONG_ID.search(last) or _ID_PARAMS & {k.lower() for k in query} or _SLUG.fullmatch(
-        last.rsplit(".", 1)[0]
+    if (
+        _LONG_ID.search(last)
+        or _ID_PARAMS & {k.lower() for k in query}
+        or _SLUG.fullmatch(last.rsplit(".", 1)[0])
     ):
         out.append((1.0, "id or slug in path"))
     return out

@@ -56,6 +56,6 @@ class Page:
     structure: Structure | None = None
     """Structural facts for the page-kind decision (None for feeds and empty pages)."""
     kind: str = "item"
-    """``item`` (something a person reads) or ``hub`` (a page of links); see ``crawler.pagekind``."""
+    """``item`` (something a person reads) or ``hub`` (a page of links): ``crawler.pagekind``."""
     kind_evidence: list[str] = field(default_factory=list)
     """What decided ``kind``, strongest first."""
