@@ -59,3 +59,5 @@ class Page:
     """``item`` (something a person reads) or ``hub`` (a page of links): ``crawler.pagekind``."""
     kind_evidence: list[str] = field(default_factory=list)
     """What decided ``kind``, strongest first."""
+    tokens: object | None = field(default=None, repr=False, compare=False)
+    """The page's segmented words once read (``crawler.judgment.page_tokens``)."""

@@ -1,0 +1,539 @@
+"""The push decision: a per-concern topic model that reads what a person reads.
+
+``Judge(profile).judge(page)`` returns a ``Judgment``: the page kind, a probability in [0, 1]
+that the page is about the concern's topic, and whether it should be pushed (an *item* whose
+probability reaches the concern's threshold). It learns from the crawl itself, with no
+labelled data from the user:
+
+1. **Literal evidence** — the user's keywords and synonyms in the title, meta keywords,
+   description, the main text (all of it, counted) and the anchor text pointing at the page.
+   A keyword in the headline is strong evidence; one mention in a long text is not ("in
+   passing"). Exclude words veto the page.
+2. **Pseudo-labels** — items with strong literal evidence are the first positives; every other
+   item is *unlabelled* (it may still be on-topic: a page about 中超 never says 足球).
+3. **A text classifier per concern** — logistic regression over the words of the page (title
+   weighted ×3, meta / description ×2, body ×1, sublinear counts, L2-normalised), with the
+   user's own terms masked so that it must learn the topic's *other* words. It is trained by
+   positive-unlabelled learning (Elkan & Noto 2008): a first model ``g`` separates labelled
+   positives from the unlabelled, its mean on the positives estimates ``c = P(labelled |
+   relevant)``, each unlabelled item then counts as relevant with weight
+   ``(1−c)/c · g/(1−g)``, and the final model ``f`` is trained on those weights. The user's
+   feedback enters ``f`` as hard labels with weight ``feedback_weight``, and the previous
+   visit's ``f`` is the prior that the new weights are pulled towards (L2 towards it), so a
+   revisit starts from what the last visit learned.
+4. **Probability** — ``1 − (1 − p_literal)(1 − p_model)``: either kind of evidence can carry a
+   page, neither has to.
+
+Decisions made before the model knows enough are provisional: ``finish()`` refits on the whole
+visit and re-judges every item that was not pushed, returning the ones that now are (a page is
+pushed at most once: ``finish`` never returns a page already pushed).
+
+The model's state (weights, bias, counts) is plain JSON-able data (``state()`` /
+``Judge(profile, state=...)``); the application stores it per concern.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from crawler import text as textmod
+from crawler.pagekind import ITEM
+from crawler.profile import TopicProfile
+from crawler.types import Page
+
+__all__ = [
+    "JUDGE_DEFAULTS",
+    "SENSITIVITY",
+    "Example",
+    "Judge",
+    "Judgment",
+    "PageTokens",
+    "page_tokens",
+]
+
+JUDGE_DEFAULTS: dict[str, float] = {
+    "threshold": 0.5,
+    "min_positives": 4,
+    "min_items": 15,
+    "warm_items": 150,
+    "body_chars": 8000,
+    "w_title": 3.0,
+    "w_meta": 2.0,
+    "w_body": 1.0,
+    "w_anchor": 2.0,
+    "l2": 0.02,
+    "epochs": 150,
+    "feedback_weight": 5.0,
+    "max_examples": 4000,
+    "max_weights": 5000,
+    "p_title": 0.9,
+    "p_meta": 0.8,
+    "p_body_strong": 0.8,
+    "p_body_some": 0.55,
+    "p_body_once": 0.25,
+    "p_anchor": 0.6,
+    "body_strong_hits": 3,
+}
+"""Judgment parameters (any can be overridden per concern through ``params``)."""
+
+SENSITIVITY: dict[str, float] = {"precise": 0.7, "balanced": 0.5, "broad": 0.3}
+"""精确 ↔ 宽泛: the push threshold each sensitivity setting stands for."""
+
+STATE_VERSION = 1
+
+
+@dataclass(slots=True)
+class PageTokens:
+    """A page's words, segmented once and shared by every reader of the page."""
+
+    title: list[str]
+    meta: list[str]
+    description: list[str]
+    body: list[str]
+    anchor: list[str] = field(default_factory=list)
+
+
+def page_tokens(page: Page, *, body_chars: int = 8000, anchor: str = "") -> PageTokens:
+    """Segment a page's title, meta keywords, description and main text (cached on the page)."""
+    cached = page.tokens
+    if isinstance(cached, PageTokens):
+        return cached
+    tokens = PageTokens(
+        textmod.tokenize(page.title),
+        textmod.tokenize(page.meta_keywords),
+        textmod.tokenize(page.description),
+        textmod.tokenize(page.text[:body_chars]),
+        textmod.tokenize(anchor),
+    )
+    page.tokens = tokens
+    return tokens
+
+
+@dataclass(slots=True)
+class Example:
+    """A labelled page for the model: its words and a label (user feedback)."""
+
+    title: str
+    text: str
+    label: bool
+    """True: relevant (👍); False: not relevant (👎)."""
+
+
+@dataclass
+class Judgment:
+    """The push decision for one page and one concern."""
+
+    kind: str
+    probability: float
+    threshold: float
+    relevant: bool
+    """Push it: an item whose probability reaches the threshold."""
+    provisional: bool
+    """Judged before the model had learned enough; ``finish()`` judges it again."""
+    terms: list[str] = field(default_factory=list)
+    """The user's terms found on the page, then the learned terms that fired."""
+    explanation: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(slots=True)
+class _Seen:
+    url: str
+    features: dict[str, float]
+    literal: float
+    positive: bool
+    kind: str
+    pushed: bool
+    hits: dict[str, Counter[str]]
+    excluded: list[str]
+    kind_evidence: list[str]
+
+
+class _Model:
+    """Sparse logistic regression over term features, trained by full-batch Adam with L2
+    towards a prior weight vector."""
+
+    def __init__(self, weights: Mapping[str, float] | None = None, bias: float = 0.0) -> None:
+        self.weights: dict[str, float] = dict(weights or {})
+        self.bias = bias
+
+    def logit(self, features: Mapping[str, float]) -> float:
+        w = self.weights
+        return self.bias + sum(v * w.get(t, 0.0) for t, v in features.items())
+
+    def prob(self, features: Mapping[str, float]) -> float:
+        return _sigmoid(self.logit(features))
+
+    @classmethod
+    def fit(
+        cls,
+        rows: Sequence[Mapping[str, float]],
+        labels: Sequence[float],
+        weights: Sequence[float],
+        *,
+        l2: float,
+        epochs: int,
+        prior: _Model | None = None,
+    ) -> _Model:
+        vocab: dict[str, int] = {}
+        r_idx: list[int] = []
+        c_idx: list[int] = []
+        vals: list[float] = []
+        for i, row in enumerate(rows):
+            for term, v in row.items():
+                j = vocab.setdefault(term, len(vocab))
+                r_idx.append(i)
+                c_idx.append(j)
+                vals.append(v)
+        n, d = len(rows), len(vocab)
+        rr = np.asarray(r_idx, dtype=np.int64)
+        cc = np.asarray(c_idx, dtype=np.int64)
+        xv = np.asarray(vals, dtype=np.float64)
+        y = np.asarray(labels, dtype=np.float64)
+        sw = np.asarray(weights, dtype=np.float64)
+        sw = sw / max(sw.sum(), 1e-9)
+        w0 = np.zeros(d)
+        b0 = 0.0
+        if prior is not None:
+            for term, j in vocab.items():
+                w0[j] = prior.weights.get(term, 0.0)
+            b0 = prior.bias
+        w, b = w0.copy(), b0
+        m_w, v_w = np.zeros(d), np.zeros(d)
+        m_b = v_b = 0.0
+        lr, beta1, beta2, eps = 0.1, 0.9, 0.999, 1e-8
+        for step in range(1, epochs + 1):
+            z = np.bincount(rr, weights=xv * w[cc], minlength=n) + b
+            p = 1.0 / (1.0 + np.exp(-np.clip(z, -30, 30)))
+            err = (p - y) * sw
+            g_w = np.bincount(cc, weights=xv * err[rr], minlength=d) + l2 * (w - w0)
+            g_b = float(err.sum())
+            m_w = beta1 * m_w + (1 - beta1) * g_w
+            v_w = beta2 * v_w + (1 - beta2) * g_w * g_w
+            m_b = beta1 * m_b + (1 - beta1) * g_b
+            v_b = beta2 * v_b + (1 - beta2) * g_b * g_b
+            corr1, corr2 = 1 - beta1**step, 1 - beta2**step
+            w -= lr * (m_w / corr1) / (np.sqrt(v_w / corr2) + eps)
+            b -= lr * (m_b / corr1) / (math.sqrt(v_b / corr2) + eps)
+        terms = list(vocab)
+        out = {terms[j]: float(w[j]) for j in np.flatnonzero(np.abs(w) > 1e-4)}
+        if prior is not None:  # terms of the prior this visit did not see keep their weight
+            for term, value in prior.weights.items():
+                out.setdefault(term, value)
+        return cls(out, float(b))
+
+    def pruned(self, keep: int) -> _Model:
+        if len(self.weights) <= keep:
+            return self
+        top = sorted(self.weights.items(), key=lambda kv: -abs(kv[1]))[:keep]
+        return _Model(dict(top), self.bias)
+
+
+_LOGIT_HIGH = math.log(9.0)
+"""A typical labelled positive maps to probability 0.9."""
+
+
+def _median(values: Sequence[float]) -> float:
+    ordered = sorted(values)
+    return ordered[len(ordered) // 2] if ordered else 0.0
+
+
+def _sigmoid(z: float) -> float:
+    if z >= 0:
+        return 1.0 / (1.0 + math.exp(-min(z, 30.0)))
+    e = math.exp(max(z, -30.0))
+    return e / (1.0 + e)
+
+
+class Judge:
+    """One concern's push decision (see the module doc)."""
+
+    def __init__(
+        self,
+        profile: TopicProfile,
+        *,
+        params: Mapping[str, Any] | None = None,
+        state: Mapping[str, Any] | None = None,
+        feedback: Sequence[Example] = (),
+        blocked: Iterable[str] = (),
+    ) -> None:
+        self.profile = profile
+        self.params: dict[str, float] = {**JUDGE_DEFAULTS}
+        for key, value in (params or {}).items():
+            if key in JUDGE_DEFAULTS and isinstance(value, int | float):
+                self.params[key] = float(value)
+        self.blocked = {textmod.normalize(t) for t in blocked}
+        self._user = [textmod.normalize(t) for t in profile.user_terms]
+        self._exclude = [textmod.normalize(t) for t in profile.exclude]
+        self.prior: _Model | None = None
+        self.c = 1.0
+        self.history_items = 0
+        if state and state.get("version") == STATE_VERSION:
+            self.prior = _Model(
+                {str(k): float(v) for k, v in dict(state.get("weights", {})).items()},
+                float(state.get("bias", 0.0)),
+            )
+            self.c = float(state.get("c", 1.0))
+            self.history_items = int(state.get("items", 0))
+        self.model: _Model | None = self.prior
+        self.feedback = [self._example(ex) for ex in feedback]
+        self.seen: list[_Seen] = []
+        self._by_url: dict[str, _Seen] = {}
+        self._fitted_at = 0
+        self.held: dict[str, float] = {}
+        self.mid = float(state.get("mid", 0.0)) if state else 0.0
+        self.scale = float(state.get("scale", 1.0)) if state else 1.0
+
+    # -- features -------------------------------------------------------------------------
+    def _masked(self, term: str) -> bool:
+        if term in self.blocked or textmod.is_stopword(term) or len(term) < 2:
+            return True
+        return any(u and (u in term or term in u) for u in self._user)
+
+    def _features(self, tokens: PageTokens) -> dict[str, float]:
+        p = self.params
+        counts: dict[str, float] = {}
+        for toks, w in (
+            (tokens.title, p["w_title"]),
+            (tokens.meta, p["w_meta"]),
+            (tokens.description, p["w_meta"]),
+            (tokens.anchor, p["w_anchor"]),
+        ):
+            for t in set(toks):
+                counts[t] = counts.get(t, 0.0) + w
+        for t, n in Counter(tokens.body).items():
+            counts[t] = counts.get(t, 0.0) + p["w_body"] * (1.0 + math.log(n))
+        feats = {t: v for t, v in counts.items() if not self._masked(t)}
+        norm = math.sqrt(sum(v * v for v in feats.values()))
+        return {t: v / norm for t, v in feats.items()} if norm else {}
+
+    def _example(self, ex: Example) -> tuple[dict[str, float], bool]:
+        tokens = PageTokens(textmod.tokenize(ex.title), [], [], textmod.tokenize(ex.text))
+        return self._features(tokens), ex.label
+
+    # -- literal evidence -----------------------------------------------------------------
+    def _literal(self, tokens: PageTokens) -> tuple[float, bool, dict[str, Counter[str]]]:
+        """(p_literal, strong, hits by term and place)."""
+        p = self.params
+        hits: dict[str, Counter[str]] = {}
+        for where, toks in (
+            ("title", tokens.title),
+            ("meta", tokens.meta + tokens.description),
+            ("anchor", tokens.anchor),
+            ("body", tokens.body),
+        ):
+            for term in self.profile.match_user(toks):
+                hits.setdefault(term, Counter())[where] += 1
+        total = Counter[str]()
+        for where_counts in hits.values():
+            total.update(where_counts)
+        body = total["body"]
+        long_body = len(tokens.body) > 150
+        if total["title"]:
+            lit, strong = p["p_title"], True
+        elif total["meta"]:
+            lit, strong = p["p_meta"], True
+        elif body >= p["body_strong_hits"]:
+            lit, strong = p["p_body_strong"], True
+        elif body >= 2 or (body == 1 and not long_body):
+            lit, strong = p["p_body_some"], False
+        elif body == 1:
+            lit, strong = p["p_body_once"], False
+        else:
+            lit, strong = 0.0, False
+        if total["anchor"]:
+            lit = 1.0 - (1.0 - lit) * (1.0 - p["p_anchor"])
+        return lit, strong, hits
+
+    # -- the decision ---------------------------------------------------------------------
+    @property
+    def threshold(self) -> float:
+        return self.params["threshold"]
+
+    @property
+    def warm(self) -> bool:
+        """The model has learned enough to judge pages without literal evidence."""
+        return self.model is not None and (
+            self.prior is not None or self._fitted_at >= self.params["warm_items"]
+        )
+
+    def judge(self, page: Page, *, anchor: str = "", observe: bool = True) -> Judgment:
+        """Judge a fetched page (and, with ``observe``, learn from it)."""
+        tokens = page_tokens(page, body_chars=int(self.params["body_chars"]), anchor=anchor)
+        if anchor and not tokens.anchor:
+            tokens.anchor = textmod.tokenize(anchor)
+        head = tokens.title + tokens.meta + tokens.description
+        excluded = self.profile.excluded_in(head) if self._exclude else []
+        literal, strong, hits = self._literal(tokens)
+        seen = _Seen(
+            page.final_url or page.url,
+            self._features(tokens),
+            literal,
+            strong and not excluded,
+            page.kind,
+            False,
+            hits,
+            excluded,
+            list(page.kind_evidence),
+        )
+        if observe and page.kind == ITEM and not page.not_modified:
+            previous = self._by_url.get(seen.url)
+            if previous is not None:
+                seen.pushed = previous.pushed
+                self.seen[self.seen.index(previous)] = seen
+            else:
+                self.seen.append(seen)
+            self._by_url[seen.url] = seen
+            self._maybe_refit()
+        judgment = self._decide(seen)
+        if judgment.relevant and observe:
+            seen.pushed = True
+        return judgment
+
+    def _decide(self, seen: _Seen) -> Judgment:
+        p_model, fired = self._model_probability(seen) if self.warm else (0.0, [])
+        prob = 1.0 - (1.0 - seen.literal) * (1.0 - p_model)
+        if seen.excluded:
+            prob = 0.0
+        relevant = seen.kind == ITEM and prob >= self.threshold
+        terms = list(seen.hits) + [t for t, _ in fired if t not in seen.hits]
+        explanation = {
+            "method": "model",
+            "score": round(prob, 4),
+            "probability": round(prob, 4),
+            "threshold": self.threshold,
+            "kind": seen.kind,
+            "kind_evidence": seen.kind_evidence[:4],
+            "parts": {"literal": round(seen.literal, 4), "model": round(p_model, 4)},
+            "hits": [
+                {"term": t, "weight": 1.0, "learned": False, "where": dict(w)}
+                for t, w in seen.hits.items()
+            ],
+            "learned": [t for t, _ in fired],
+            "learned_weights": {t: round(v, 3) for t, v in fired},
+            "model_warm": self.warm,
+            "feedback": len(self.feedback),
+        }
+        if seen.excluded:
+            explanation["excluded"] = seen.excluded
+        return Judgment(
+            seen.kind,
+            round(prob, 4),
+            self.threshold,
+            relevant,
+            not self.warm,
+            terms,
+            explanation,
+        )
+
+    def _model_probability(self, seen: _Seen) -> tuple[float, list[tuple[str, float]]]:
+        """P(relevant) from the model: g / c, with g held out for pages it was trained on."""
+        features = seen.features
+        if self.model is None or not features:
+            return 0.0, []
+        w = self.model.weights
+        contrib = [(t, v * w.get(t, 0.0)) for t, v in features.items()]
+        fired = sorted((c for c in contrib if c[1] > 0.05), key=lambda c: -c[1])[:8]
+        z = self.held.get(seen.url)
+        if z is None:
+            z = self.model.bias + sum(v for _, v in contrib)
+        return _sigmoid(self.scale * (z - self.mid)), fired
+
+    # -- learning -------------------------------------------------------------------------
+    def _maybe_refit(self) -> None:
+        n = len(self.seen)
+        if n < self.params["min_items"]:
+            return
+        if self._fitted_at and n < self._fitted_at * 1.5 and n - self._fitted_at < 200:
+            return
+        self._refit()
+
+    def _refit(self) -> None:
+        """Positive-unlabelled fit: ``g`` separates literal positives (and 👍) from the rest;
+        ``c`` = mean held-out ``g`` over the positives (2-fold cross-fit); P(relevant) = g / c.
+        """
+        p = self.params
+        items = self.seen[-int(p["max_examples"]) :]
+        rows: list[Mapping[str, float]] = [s.features for s in items]
+        labels = [1.0 if s.positive else 0.0 for s in items]
+        weights = [1.0] * len(items)
+        for features, label in self.feedback:
+            rows.append(features)
+            labels.append(1.0 if label else 0.0)
+            weights.append(p["feedback_weight"])
+        positives = int(sum(labels))
+        if positives < p["min_positives"] or len(rows) - positives < p["min_positives"]:
+            return
+        # balanced: the labelled and the unlabelled weigh the same in total
+        pos_w = sum(w for w, y in zip(weights, labels, strict=True) if y > 0)
+        unl_w = sum(w for w, y in zip(weights, labels, strict=True) if y == 0)
+        weights = [w / pos_w if y > 0 else w / unl_w for w, y in zip(weights, labels, strict=True)]
+        fit = functools.partial(_Model.fit, l2=p["l2"], epochs=int(p["epochs"]), prior=self.prior)
+        held: list[float] = [0.0] * len(rows)
+        for fold in (0, 1):
+            train = [i for i in range(len(rows)) if i % 2 != fold]
+            model = fit(
+                [rows[i] for i in train], [labels[i] for i in train], [weights[i] for i in train]
+            )
+            for i in range(fold, len(rows), 2):
+                held[i] = model.logit(rows[i])
+        pos = [held[i] for i in range(len(rows)) if labels[i] > 0]
+        unl = [held[i] for i in range(len(rows)) if labels[i] == 0]
+        mid = (_median(pos) + _median(unl)) / 2
+        self.scale = _LOGIT_HIGH / max(0.1, _median(pos) - mid)
+        self.mid = mid
+        self.held = {s.url: held[i] for i, s in enumerate(items)}
+        self.model = fit(rows, labels, weights).pruned(int(p["max_weights"]))
+        self._fitted_at = len(self.seen)
+
+    def finish(self) -> list[tuple[str, Judgment]]:
+        """End of the visit: refit on everything seen and re-judge the items not yet pushed.
+
+        Returns (url, judgment) for each item that is pushed now; marks them pushed.
+        """
+        if len(self.seen) > self._fitted_at:
+            self._refit()
+        out = []
+        for seen in self.seen:
+            if seen.pushed:
+                continue
+            judgment = self._decide(seen)
+            if judgment.relevant:
+                seen.pushed = True
+                out.append((seen.url, judgment))
+        return out
+
+    def mark_pushed(self, url: str) -> None:
+        """Record that ``url`` was pushed elsewhere (e.g. by an earlier visit)."""
+        seen = self._by_url.get(url)
+        if seen is not None:
+            seen.pushed = True
+
+    # -- what was learned -----------------------------------------------------------------
+    def learned_terms(self, n: int = 20) -> list[tuple[str, float]]:
+        """The model's strongest topic words (positive weights), strongest first."""
+        if self.model is None:
+            return []
+        top = sorted(
+            ((t, w) for t, w in self.model.weights.items() if w > 0 and t not in self.blocked),
+            key=lambda kv: -kv[1],
+        )
+        return [(t, round(w, 3)) for t, w in top[:n]]
+
+    def state(self) -> dict[str, Any]:
+        """JSON-able model state, for the next visit."""
+        model = self.model
+        return {
+            "version": STATE_VERSION,
+            "weights": {t: round(w, 5) for t, w in (model.weights.items() if model else ())},
+            "bias": round(model.bias, 5) if model else 0.0,
+            "mid": round(self.mid, 5),
+            "scale": round(self.scale, 5),
+            "items": self.history_items + len(self.seen),
+        }
