@@ -28,6 +28,9 @@ from app.lab.render_en import EnglishRenderer
 logger = logging.getLogger(__name__)
 
 ROBOTS = b"User-agent: *\nDisallow: /private/\n"
+DEFAULT_SIZES: dict[str, tuple[int, int]] = {"zh": (6, 1000), "en": (4, 500)}
+"""Language → (portals, articles per portal): the English corpus (2,225 BBC articles) fills four
+portals of about 500 articles; the Chinese corpora fill six of about 1,000."""
 
 
 def url_to_file(url: str) -> tuple[str, str]:

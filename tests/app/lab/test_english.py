@@ -160,3 +160,22 @@ async def test_english_pages_are_served_including_query_urls(en_web: Path) -> No
     assert story.content == origin.content == stored and b'class="headline"' in stored
     assert unknown.status_code == 404
     assert "page 1" in page2.text and section.status_code == 200 and "Sport news" in section.text
+
+
+def test_cli_builds_the_english_web_and_refuses_an_unknown_language(
+    shared_data: Path, tmp_path: Path
+) -> None:
+    from typer.testing import CliRunner
+
+    from app.cli import cli
+
+    corpus = str(shared_data / "corpus")
+    args = ["lab", "build", "--corpus", corpus, "--out", str(tmp_path / "en"), "--lang", "en"]
+    result = CliRunner().invoke(cli, [*args, "--sites", "2", "--articles", "40"])
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.output)["lang"] == "en"
+    assert (tmp_path / "en" / "sites" / "www.lab-herald.test" / "index.html").is_file()
+    bad = ["lab", "build", "--corpus", corpus, "--out", str(tmp_path / "fr"), "--lang", "fr"]
+    refused = CliRunner().invoke(cli, bad)
+    assert refused.exit_code != 0 and "--lang" in refused.output
+    assert not (tmp_path / "fr").exists()
