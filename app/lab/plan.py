@@ -180,6 +180,9 @@ class _Builder:
             f"世界杯专题_{portal.name}",
         )
 
+    def _extra(self, portal: Portal, nav: list[str], hot: list[str], statics: list[str]) -> None:
+        """More hub pages after the portal is linked (the English web's tag pages); none here."""
+
     def _take(self, category: str, count: int) -> list[Doc]:
         pool = self.pools.get(category, [])
         taken, self.pools[category] = pool[:count], pool[count:]
@@ -271,6 +274,7 @@ class _Builder:
                 self._channel(portal, category, nav, hot, statics)
             self._articles(portal, nav, hot, statics)
             self._special(portal, nav, hot, statics)
+            self._extra(portal, nav, hot, statics)
 
     def _channel(
         self, portal: Portal, category: str, nav: list[str], hot: list[str], statics: list[str]

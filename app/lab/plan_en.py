@@ -2,9 +2,10 @@
 
 Same structure as :mod:`app.lab.plan` (home → section front → paginated lists → articles,
 navigation bar and "most read" box on every page, related and cross-portal links, dead links,
-about pages, a hidden football cluster reached only through off-topic "tunnel" articles), but
-English titles and, per portal, a different URL layout, so that nothing downstream can rely on
-one URL shape:
+about pages, a hidden football cluster reached only through off-topic "tunnel" articles), plus
+tag pages (kind ``tag``: the names several stories mention, linked from those stories and the
+home page), but English titles and, per portal, a different URL layout, so that nothing
+downstream can rely on one URL shape:
 
 ========  ==================================  =============================================
 layout    hosts                               URLs (section front, list, article)
@@ -27,10 +28,12 @@ UTF-8 (the Chinese web keeps its GBK portal).
 from __future__ import annotations
 
 import re
+from collections import Counter
 from dataclasses import dataclass
+from urllib.parse import urlsplit
 
 from app.lab.corpus import EN_CATEGORY_NAMES, Doc
-from app.lab.plan import Portal, _Builder
+from app.lab.plan import LIST_SIZE, PageSpec, Portal, _Builder
 
 PORTALS_EN: tuple[tuple[str, str], ...] = (
     ("lab-herald.test", "The Daily Herald"),
@@ -177,3 +180,98 @@ class EnglishBuilder(_Builder):
         else:
             url = f"http://{host}/topics/champions-league/"
         return url, f"In depth: the road to the Champions League final | {portal.name}"
+
+    def _tag_url(self, portal: Portal, slug: str) -> str:
+        layout = self._layout(portal)
+        if layout == "query":
+            return f"http://www.{portal.domain}/index.php?tag={slug}"
+        if layout == "sections":
+            return f"http://news.{portal.domain}/news/topics/{slug}"
+        if layout == "channels":
+            return f"http://www.{portal.domain}/tags/{slug}.htm"
+        return f"http://www.{portal.domain}/tag/{slug}/"
+
+    def _extra(self, portal: Portal, nav: list[str], hot: list[str], statics: list[str]) -> None:
+        """Tag pages: one per name that several of the portal's listed articles mention.
+
+        A tag page lists its articles (newest first), is linked from them and (the biggest
+        tags) from the home page; its category is its articles' when 80 % share one, else
+        empty (a mixed hub), and it counts as football when 80 % of its articles do. The
+        hidden football cluster is never tagged.
+        """
+        listed = self.listed[portal.domain]
+        members: dict[str, list[str]] = {}
+        names: dict[str, str] = {}
+        for category in portal.categories:
+            for url in listed[category]:
+                doc = self.pages[url].doc
+                for name in tags_of(doc.title, doc.body) if doc else []:
+                    slug = slugify(name)
+                    members.setdefault(slug, []).append(url)
+                    names.setdefault(slug, name)
+        chosen = sorted(
+            (s for s, urls in members.items() if len(urls) >= TAG_MIN_ARTICLES),
+            key=lambda s: (-len(members[s]), s),
+        )[:TAGS_PER_PORTAL]
+        for slug in chosen:
+            urls = sorted(members[slug], key=lambda u: (self.pages[u].date, u), reverse=True)
+            top, count = Counter(self.pages[u].category for u in urls).most_common(1)[0]
+            url = self._tag_url(portal, slug)
+            page = PageSpec(
+                url,
+                urlsplit(url).hostname or "",
+                portal.domain,
+                "tag",
+                top if count >= 0.8 * len(urls) else "",
+                sum(self.pages[u].football for u in urls) >= 0.8 * len(urls),
+                f"Topic: {names[slug]} | {portal.name}",
+            )
+            page.blocks = {"nav": nav, "items": urls[:LIST_SIZE], "hot": hot, "footer": statics}
+            self.pages[url] = page
+            for member in urls:
+                _before_footer(self.pages[member].blocks, "tags", url)
+        home = self.pages[portal.home]
+        for slug in chosen[:HOME_TAGS]:
+            _before_footer(home.blocks, "tags", self._tag_url(portal, slug))
+
+
+TAG_MIN_ARTICLES = 3
+TAGS_PER_PORTAL = 40
+HOME_TAGS = 10
+_NAME = re.compile(r"[A-Z][a-z]+(?:[ -][A-Z][a-z]+){0,2}")
+_NOT_NAME_WORDS = (
+    "The A An But And He She It They We You I In On At As If Mr Mrs Ms Sir This That These "
+    "There Their His Her Its Our After Before When While For From With Without Now However "
+    "Monday Tuesday Wednesday Thursday Friday Saturday Sunday January February March April May "
+    "June July August September October November December BBC Radio News Sport"
+)
+_NOT_NAMES = frozenset(_NOT_NAME_WORDS.split())
+
+
+def tags_of(title: str, body: str, count: int = 3) -> list[str]:
+    """Up to ``count`` names a story mentions at least twice (not at a sentence start)."""
+    text = f"{title}. {body}"
+    seen: Counter[str] = Counter()
+    first: dict[str, int] = {}
+    for match in _NAME.finditer(text):
+        before = text[: match.start()].rstrip()
+        if not before or before[-1] in ".!?\"'":
+            continue
+        name = match.group()
+        if name.split()[0] in _NOT_NAMES or len(name) < 3:
+            continue
+        seen[name] += 1
+        first.setdefault(name, match.start())
+    ranked = sorted((n for n, c in seen.items() if c >= 2), key=lambda n: (-seen[n], first[n]))
+    return ranked[:count]
+
+
+def _before_footer(blocks: dict[str, list[str]], role: str, url: str) -> None:
+    """Add ``url`` to the ``role`` block, which is kept just before the footer."""
+    urls = blocks.pop(role, [])
+    if url not in urls:
+        urls.append(url)
+    footer = blocks.pop("footer", None)
+    blocks[role] = urls
+    if footer is not None:
+        blocks["footer"] = footer

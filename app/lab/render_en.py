@@ -21,6 +21,7 @@ _BLOCK_TITLES = {
     "items": "Latest stories",
     "pager": "More pages",
     "dead": "See also",
+    "tags": "Topics",
 }
 SEP = " | "
 """Between a page's own title and the portal's name in ``<title>``."""
@@ -62,6 +63,8 @@ class EnglishRenderer(Renderer):
             return "Read the full story"
         if role == "special":
             return "In depth"
+        if role == "tags" and target is not None:
+            return _short(target.title).removeprefix("Topic: ")
         if target is None:
             return "More"
         if role == "crumb":

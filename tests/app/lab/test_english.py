@@ -86,7 +86,7 @@ def test_english_web_has_the_chinese_webs_page_kinds(en_web: Path) -> None:
     records = truth(en_web)
     assert manifest(en_web)["lang"] == "en" and web_language(en_web) == "en"
     kinds = {r["kind"] for r in records}
-    assert {"home", "channel", "list", "article", "special", "static"} <= kinds
+    assert {"home", "channel", "list", "article", "special", "static", "tag"} <= kinds
     articles = [r for r in records if r["kind"] == "article"]
     assert all(str(r["source"]).startswith("bbc:") for r in articles)
     sports = [r for r in articles if r["category"] == "sports"]
@@ -95,6 +95,27 @@ def test_english_web_has_the_chinese_webs_page_kinds(en_web: Path) -> None:
     assert not any(r["football"] for r in articles if r["category"] != "sports")
     tunnels = [r for r in records if r["tunnel"]]
     assert tunnels and all(r["category"] != "sports" for r in tunnels)
+
+
+def test_tag_pages_are_hubs_that_never_reveal_the_football_cluster(en_web: Path) -> None:
+    records = {str(r["url"]): r for r in truth(en_web)}
+    graph = {
+        row["url"]: row["links"]
+        for row in map(json.loads, (en_web / "graph.jsonl").read_text("utf-8").splitlines())
+    }
+    tags = [u for u, r in records.items() if r["kind"] == "tag"]
+    assert tags
+    homes = {u for u, r in records.items() if r["kind"] == "home"}
+    assert any(t in graph[h] for h in homes for t in tags)
+    for tag in tags:
+        items = [u for u in graph[tag] if records.get(u, {}).get("kind") == "article"]
+        assert len([u for u in items if tag in graph[u]]) >= 3  # its stories link back
+    cluster = {u for u, r in records.items() if r["cluster"]}
+    assert cluster
+    for source, links in graph.items():
+        for target in links:
+            if target in cluster and source not in cluster:
+                assert records[source]["tunnel"] and records[target]["kind"] == "special"
 
 
 def test_english_pages_are_english_and_every_link_resolves(en_web: Path) -> None:
