@@ -572,6 +572,13 @@ TOPICS: dict[str, tuple[str, bool]] = {
 }
 """Topic names in both languages → (category, fine topic football?)."""
 
+TOPIC_KEYWORDS: dict[str, dict[str, list[str]]] = {
+    "zh": {"sports": ["体育", "足球", "篮球", "比赛"], "football": ["足球"]},
+    "en": {"sports": ["sport", "football", "rugby", "tennis", "match"], "football": ["football"]},
+}
+"""What a user would type for each benchmark topic, per web language (``bench focus`` uses the
+``zh`` sets; the ``en`` sets are their English counterparts for the English web)."""
+
 
 def is_about(category: str, football: bool, topic: str) -> bool:
     """Ground-truth relevance of a page for a benchmark topic, named in English or Chinese.
