@@ -21,13 +21,31 @@ def build_cmd(
     corpus: Path = typer.Option(..., "--corpus", help="Directory with the labelled corpus files."),
     out: Path = typer.Option(..., "--out", help="Output directory (sites/, truth.jsonl, …)."),
     seed: int = typer.Option(0, "--seed", help="Same seed → byte-identical web."),
-    sites: int = typer.Option(6, "--sites", min=1, max=8, help="Number of portals."),
-    articles: int = typer.Option(1000, "--articles", min=10, help="Articles per portal (±25 %)."),
+    sites: int | None = typer.Option(
+        None, "--sites", min=1, max=8, help="Number of portals (default zh 6, en 4)."
+    ),
+    articles: int | None = typer.Option(
+        None, "--articles", min=10, help="Articles per portal, ±25 % (default zh 1000, en 500)."
+    ),
+    lang: str = typer.Option(
+        "zh", "--lang", help="zh: Chinese portals (Toutiao, THUCNews, cnews); en: BBC articles."
+    ),
 ) -> None:
     """Build a deterministic multi-site news web from the labelled corpus."""
-    from app.lab.builder import build
+    from app.lab.builder import DEFAULT_SIZES, build
+    from app.lab.corpus import LANGUAGES
 
-    manifest = build(corpus, out, seed=seed, sites=sites, articles=articles)
+    if lang not in LANGUAGES:
+        raise typer.BadParameter(f"expected one of {', '.join(LANGUAGES)}", param_hint="--lang")
+    default_sites, default_articles = DEFAULT_SIZES[lang]
+    manifest = build(
+        corpus,
+        out,
+        seed=seed,
+        sites=sites or default_sites,
+        articles=articles or default_articles,
+        lang=lang,
+    )
     summary = {k: v for k, v in manifest.items() if k != "hosts"}
     summary["hosts"] = len(manifest["hosts"])  # type: ignore[arg-type]
     typer.echo(json.dumps(summary, ensure_ascii=False, indent=2))

@@ -3,7 +3,8 @@
 Layout of the output directory::
 
     OUT/sites/<host>/<path>   the served bytes (``/`` is ``index.html``), one robots.txt per host
-    OUT/manifest.json         hosts, their encodings, the benchmark seeds, counts (served? no)
+    OUT/manifest.json         hosts, their encodings, the benchmark seeds, counts, ``lang`` (``en``
+                              for the English web; absent for the Chinese one) (served? no)
     OUT/truth.jsonl           one line per page: url, host, portal, kind, category, football,
                               cluster, tunnel, source (never served)
     OUT/graph.jsonl           one line per page: url → outlinks (never served; used for recall)
@@ -22,18 +23,28 @@ from urllib.parse import urlsplit
 from app.lab.corpus import Doc, load_corpus
 from app.lab.plan import Plan, make_plan
 from app.lab.render import Renderer
+from app.lab.render_en import EnglishRenderer
 
 logger = logging.getLogger(__name__)
 
 ROBOTS = b"User-agent: *\nDisallow: /private/\n"
+DEFAULT_SIZES: dict[str, tuple[int, int]] = {"zh": (6, 1000), "en": (4, 500)}
+"""Language → (portals, articles per portal): the English corpus (2,225 BBC articles) fills four
+portals of about 500 articles; the Chinese corpora fill six of about 1,000."""
 
 
 def url_to_file(url: str) -> tuple[str, str]:
-    """(host, relative file path) where the page for ``url`` is stored under OUT/sites."""
+    """(host, relative file path) where the page for ``url`` is stored under OUT/sites.
+
+    A query string stays in the file name (``/article.php?id=7`` → ``article.php?id=7``): the
+    server looks the path plus query up first.
+    """
     parts = urlsplit(url)
     path = parts.path or "/"
     if path.endswith("/"):
         path += "index.html"
+    if parts.query:
+        path += "?" + parts.query
     return parts.hostname or "", path.lstrip("/")
 
 
@@ -57,7 +68,7 @@ def write_web(plan: Plan, out: Path) -> dict[str, object]:
     sites = out / "sites"
     if sites.exists():
         shutil.rmtree(sites)
-    renderer = Renderer(plan)
+    renderer = EnglishRenderer(plan) if plan.lang == "en" else Renderer(plan)
     hosts: dict[str, str] = {}
     for portal in plan.portals:
         for page in plan.pages.values():
@@ -90,6 +101,8 @@ def write_web(plan: Plan, out: Path) -> dict[str, object]:
         "cluster_pages": sum(p.cluster for p in pages),
         "dead_links": len(plan.dead),
     }
+    if plan.lang != "zh":  # absent means zh: the Chinese web's manifest stays as it was
+        manifest["lang"] = plan.lang
     (out / "manifest.json").write_text(
         json.dumps(manifest, ensure_ascii=False, indent=2, sort_keys=True) + "\n", encoding="utf-8"
     )
@@ -97,12 +110,18 @@ def write_web(plan: Plan, out: Path) -> dict[str, object]:
 
 
 def build(
-    corpus: Path | list[Doc], out: Path, *, seed: int = 0, sites: int = 6, articles: int = 1000
+    corpus: Path | list[Doc],
+    out: Path,
+    *,
+    seed: int = 0,
+    sites: int = 6,
+    articles: int = 1000,
+    lang: str = "zh",
 ) -> dict[str, object]:
-    """Build the lab web from a corpus directory (or documents) into ``out``."""
-    docs = load_corpus(corpus) if isinstance(corpus, Path) else corpus
+    """Build the lab web in ``lang`` from a corpus directory (or documents) into ``out``."""
+    docs = load_corpus(corpus, lang) if isinstance(corpus, Path) else corpus
     out.mkdir(parents=True, exist_ok=True)
-    plan = make_plan(docs, seed=seed, sites=sites, articles=articles)
+    plan = make_plan(docs, seed=seed, sites=sites, articles=articles, lang=lang)
     manifest = write_web(plan, out)
     logger.info("lab web: %s pages on %s hosts in %s", manifest["pages"], len(plan.portals), out)
     return manifest

@@ -3,11 +3,16 @@
 Three public corpora (see ../shared/data/README.md) are read into one list of :class:`Doc` with a
 unified category vocabulary, so that a Toutiao ``news_sports`` headline, a THUCNews label ``7``
 title and a cnews ``体育`` article all become category ``sports``.
+
+The English web is built from the BBC News set (``bbc.en.tsv``), whose five labels map onto the
+same vocabulary (``sport`` → ``sports``, ``business`` → ``finance``, ``entertainment`` → ``ent``),
+so that the coarse topic "sports" / 体育 is one category in both languages.
 """
 
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -34,6 +39,18 @@ CATEGORY_NAMES: dict[str, str] = {
     "fashion": "时尚",
 }
 """Unified category → the channel name a Chinese portal shows in its navigation bar."""
+
+EN_CATEGORY_NAMES: dict[str, str] = {
+    "sports": "Sport",
+    "finance": "Business",
+    "ent": "Entertainment",
+    "politics": "Politics",
+    "tech": "Technology",
+}
+"""Unified category → the section name an English portal shows in its navigation bar."""
+
+LANGUAGES = ("zh", "en")
+"""The lab webs: Chinese (Toutiao, THUCNews, cnews) and English (BBC)."""
 
 _TOUTIAO = {
     "news_sports": "sports",
@@ -64,6 +81,13 @@ _THUCNEWS = [
     "game",
     "ent",
 ]
+_BBC = {
+    "sport": "sports",
+    "business": "finance",
+    "entertainment": "ent",
+    "politics": "politics",
+    "tech": "tech",
+}
 _CNEWS = {
     "体育": "sports",
     "财经": "finance",
@@ -89,7 +113,9 @@ class Doc:
     title: str
     keywords: tuple[str, ...] = ()
     body: str = ""
-    """The real article text (cnews only); empty for title-only sources."""
+    """The real article text (cnews, BBC); empty for title-only sources."""
+    lang: str = "zh"
+    """The document's language: ``zh`` or ``en``."""
 
 
 def _read_lines(path: Path) -> list[str]:
@@ -153,12 +179,30 @@ def load_cnews(path: Path) -> list[Doc]:
     return docs
 
 
-def load_corpus(directory: Path) -> list[Doc]:
-    """Every document of the corpora found in ``directory`` (missing files are skipped)."""
-    loaders = (
-        ("toutiao.dev.txt", load_toutiao),
-        ("thucnews_titles.dev.txt", load_thucnews),
-        ("cnews.dev.txt", load_cnews),
+def load_bbc(path: Path) -> list[Doc]:
+    """``category<TAB>title<TAB>body``: full BBC News articles (2004-05), English."""
+    docs = []
+    for number, line in enumerate(_read_lines(path)):
+        parts = line.split("\t")
+        if len(parts) != 3 or parts[0] not in _BBC or not parts[1].strip():
+            continue
+        title, body = parts[1].strip(), parts[2].strip()
+        docs.append(Doc(f"bbc:{number}", _BBC[parts[0]], title, (), body, "en"))
+    return docs
+
+
+def load_corpus(directory: Path, lang: str = "zh") -> list[Doc]:
+    """Every document in ``lang`` of the corpora found in ``directory`` (missing files skipped)."""
+    if lang not in LANGUAGES:
+        raise ValueError(f"unknown language {lang!r}; expected one of {', '.join(LANGUAGES)}")
+    loaders: tuple[tuple[str, Callable[[Path], list[Doc]]], ...] = (
+        (
+            ("toutiao.dev.txt", load_toutiao),
+            ("thucnews_titles.dev.txt", load_thucnews),
+            ("cnews.dev.txt", load_cnews),
+        )
+        if lang == "zh"
+        else (("bbc.en.tsv", load_bbc),)
     )
     docs: list[Doc] = []
     for name, loader in loaders:

@@ -93,6 +93,8 @@ class Plan:
     """URL → page, in creation order."""
     dead: set[str]
     seeds: dict[str, str]
+    lang: str = "zh"
+    """The language of the pages (``zh`` or ``en``): which renderer writes them."""
 
 
 def _pick_categories(rng: random.Random, pools: dict[str, list[Doc]]) -> list[str]:
@@ -110,6 +112,13 @@ def _article_url(rng: random.Random, portal: Portal, category: str) -> tuple[str
 
 
 class _Builder:
+    """The Chinese web; :class:`app.lab.plan_en.EnglishBuilder` overrides the URL and title
+    hooks (``_article_url`` … ``_special_page``) and keeps the structure."""
+
+    lang = "zh"
+    names = CATEGORY_NAMES
+    portal_table: tuple[tuple[str, str], ...] = PORTALS
+
     def __init__(self, docs: list[Doc], seed: int, sites: int, articles: int) -> None:
         self.rng = random.Random(seed)  # noqa: S311 - reproducible web, not security
         self.articles = articles
@@ -120,20 +129,59 @@ class _Builder:
             self.rng.shuffle(pool)
         if "sports" not in self.pools:
             raise ValueError("the corpus has no sports documents")
+        table = self.portal_table
         self.portals = [
-            Portal(
-                domain,
-                name,
-                _pick_categories(self.rng, self.pools),
-                "gbk" if domain == GBK_PORTAL else "utf-8",
-            )
-            for domain, name in PORTALS[: max(1, min(sites, len(PORTALS)))]
+            self._portal(index, domain, name)
+            for index, (domain, name) in enumerate(table[: max(1, min(sites, len(table)))])
         ]
         self.pages: dict[str, PageSpec] = {}
         self.dead: set[str] = set()
         # per portal: category → article urls (listed), plus the hidden cluster
         self.listed: dict[str, dict[str, list[str]]] = {}
         self.cluster: dict[str, list[str]] = {}
+
+    def _portal(self, index: int, domain: str, name: str) -> Portal:
+        return Portal(
+            domain,
+            name,
+            _pick_categories(self.rng, self.pools),
+            "gbk" if domain == GBK_PORTAL else "utf-8",
+        )
+
+    def _article_url(self, portal: Portal, category: str, doc: Doc | None) -> tuple[str, str]:
+        """(URL, date) of a new article page (``doc`` None: a dead link's URL)."""
+        return _article_url(self.rng, portal, category)
+
+    def _list_urls(self, portal: Portal, category: str, count: int) -> list[str]:
+        return [f"http://{portal.host(category)}/roll/index_{n}.shtml" for n in range(1, count + 1)]
+
+    def _static_urls(self, portal: Portal) -> list[str]:
+        return [
+            f"http://www.{portal.domain}/about/{name}.html"
+            for name in ("aboutus", "contact", "ads", "copyright")
+        ]
+
+    def _static_title(self, portal: Portal, url: str) -> str:
+        return f"{portal.name}{_STATIC_TITLES[url.rsplit('/', 1)[1]]}"
+
+    def _home_title(self, portal: Portal) -> str:
+        return f"{portal.name}首页"
+
+    def _channel_title(self, portal: Portal, category: str) -> str:
+        return f"{self.names[category]}频道_{portal.name}"
+
+    def _list_title(self, portal: Portal, category: str, number: int) -> str:
+        return f"{self.names[category]}滚动新闻 第{number}页_{portal.name}"
+
+    def _special_page(self, portal: Portal) -> tuple[str, str]:
+        """(URL, title) of the portal's hidden football cluster index."""
+        return (
+            f"http://{portal.host('sports')}/zt/worldcup/index.shtml",
+            f"世界杯专题_{portal.name}",
+        )
+
+    def _extra(self, portal: Portal, nav: list[str], hot: list[str], statics: list[str]) -> None:
+        """More hub pages after the portal is linked (the English web's tag pages); none here."""
 
     def _take(self, category: str, count: int) -> list[Doc]:
         pool = self.pools.get(category, [])
@@ -156,7 +204,7 @@ class _Builder:
             for category, count in self._quota(portal).items():
                 urls = []
                 for doc in self._take(category, count):
-                    url, date = _article_url(self.rng, portal, category)
+                    url, date = self._article_url(portal, category, doc)
                     self.pages[url] = PageSpec(
                         url,
                         portal.host(category),
@@ -184,7 +232,7 @@ class _Builder:
         return [portal.home, *(portal.channel(c) for c in portal.categories)]
 
     def _dead_url(self, portal: Portal, category: str) -> str:
-        url, _ = _article_url(self.rng, portal, category)
+        url, _ = self._article_url(portal, category, None)
         self.dead.add(url)
         return url
 
@@ -195,17 +243,14 @@ class _Builder:
             nav = self._nav(portal)
             everything = [u for c in portal.categories for u in listed[c]]
             hot = self.rng.sample(everything, min(HOT_SIZE, len(everything)))
-            statics = [
-                f"http://www.{portal.domain}/about/{name}.html"
-                for name in ("aboutus", "contact", "ads", "copyright")
-            ]
+            statics = self._static_urls(portal)
             friends = [p.home for p in portals if p is not portal]
             home = PageSpec(
                 portal.home,
                 f"www.{portal.domain}",
                 portal.domain,
                 "home",
-                title=f"{portal.name}首页",
+                title=self._home_title(portal),
             )
             home.blocks = {
                 "nav": nav,
@@ -221,7 +266,7 @@ class _Builder:
                     f"www.{portal.domain}",
                     portal.domain,
                     "static",
-                    title=f"{portal.name}{_STATIC_TITLES[path.rsplit('/', 1)[1]]}",
+                    title=self._static_title(portal, path),
                 )
                 page.blocks = {"nav": nav, "footer": statics}
                 self.pages[path] = page
@@ -229,23 +274,20 @@ class _Builder:
                 self._channel(portal, category, nav, hot, statics)
             self._articles(portal, nav, hot, statics)
             self._special(portal, nav, hot, statics)
+            self._extra(portal, nav, hot, statics)
 
     def _channel(
         self, portal: Portal, category: str, nav: list[str], hot: list[str], statics: list[str]
     ) -> None:
         urls = self.listed[portal.domain][category]
-        lists = [
-            f"http://{portal.host(category)}/roll/index_{n}.shtml"
-            for n in range(1, max(1, -(-len(urls) // LIST_SIZE)) + 1)
-        ]
-        name = CATEGORY_NAMES[category]
+        lists = self._list_urls(portal, category, max(1, -(-len(urls) // LIST_SIZE)))
         channel = PageSpec(
             portal.channel(category),
             portal.host(category),
             portal.domain,
             "channel",
             category,
-            title=f"{name}频道_{portal.name}",
+            title=self._channel_title(portal, category),
         )
         channel.blocks = {
             "nav": nav,
@@ -262,7 +304,7 @@ class _Builder:
                 portal.domain,
                 "list",
                 category,
-                title=f"{name}滚动新闻 第{n + 1}页_{portal.name}",
+                title=self._list_title(portal, category, n + 1),
             )
             window = lists[max(0, n - 4) : n + 5]
             pager = [lists[0], *window, lists[-1]]
@@ -331,7 +373,7 @@ class _Builder:
         members = self.cluster[portal.domain]
         if not members:
             return
-        index = f"http://{portal.host('sports')}/zt/worldcup/index.shtml"
+        index, title = self._special_page(portal)
         special = PageSpec(
             index,
             portal.host("sports"),
@@ -339,7 +381,7 @@ class _Builder:
             "special",
             "sports",
             football=True,
-            title=f"世界杯专题_{portal.name}",
+            title=title,
             cluster=True,
         )
         special.blocks = {"nav": nav, "items": members, "footer": statics}
@@ -365,7 +407,7 @@ class _Builder:
         self.link()
         first = self.portals[0]
         seeds = {"home": first.home, "sports": first.channel("sports")}
-        return Plan(self.portals, self.pages, self.dead, seeds)
+        return Plan(self.portals, self.pages, self.dead, seeds, self.lang)
 
 
 _STATIC_TITLES = {
@@ -376,6 +418,12 @@ _STATIC_TITLES = {
 }
 
 
-def make_plan(docs: list[Doc], *, seed: int = 0, sites: int = 6, articles: int = 1000) -> Plan:
-    """Plan a web of ``sites`` portals with about ``articles`` articles each."""
+def make_plan(
+    docs: list[Doc], *, seed: int = 0, sites: int = 6, articles: int = 1000, lang: str = "zh"
+) -> Plan:
+    """Plan a web of ``sites`` portals with about ``articles`` articles each, in ``lang``."""
+    if lang == "en":
+        from app.lab.plan_en import EnglishBuilder
+
+        return EnglishBuilder(docs, seed, sites, articles).plan()
     return _Builder(docs, seed, sites, articles).plan()

@@ -3,11 +3,14 @@
 An HTTP/1.1 server on asyncio streams that is also a plain HTTP forward proxy: a request line in
 absolute form (``GET http://sports.lab-163.test/x.html HTTP/1.1``, what a client sends to a
 proxy) is routed by the URL's host, a request in origin form (``GET /x.html``) by its ``Host``
-header. Only ``OUT/sites`` is loaded (so truth.jsonl, graph.jsonl and manifest.json can never be
-served); every response is pre-built bytes in memory. Unknown paths are 404, unknown hosts 502
-(the proxy cannot reach them), ``CONNECT`` is 405. GBK hosts are sent as stored, with a
-``Content-Type`` that names no charset (the page's ``<meta>`` does). Optional latency and error
-injection (503) make the web behave like a slow, flaky Internet.
+header. A page whose URL has a query string (``/article.php?id=7``, the English web) is
+stored with the query in its file name and looked up by path plus query first; other requests
+ignore their query. Only ``OUT/sites`` is loaded (so truth.jsonl, graph.jsonl and
+manifest.json can never be served); every response is pre-built bytes in memory. Unknown
+paths are 404, unknown hosts 502 (the proxy cannot reach them), ``CONNECT`` is 405. GBK
+hosts are sent as stored, with a ``Content-Type`` that names no charset (the page's
+``<meta>`` does). Optional latency and error injection (503) make the web behave like a
+slow, flaky Internet.
 """
 
 from __future__ import annotations
@@ -73,6 +76,14 @@ def load_web(directory: Path) -> dict[str, dict[str, Resource]]:
                 pages[rel[: -len("index.html")]] = resource
         web[host] = pages
     return web
+
+
+def web_language(directory: Path) -> str:
+    """The built web's language from its manifest (``zh`` when the manifest does not say)."""
+    manifest_path = directory / "manifest.json"
+    if not manifest_path.is_file():
+        return "zh"
+    return str(json.loads(manifest_path.read_text(encoding="utf-8")).get("lang", "zh"))
 
 
 @dataclass
@@ -146,14 +157,15 @@ class LabServer:
         head = method == "HEAD"
         if target.startswith(("http://", "https://")):
             parts = urlsplit(target)
-            host, path = (parts.hostname or ""), parts.path or "/"
+            host, path, query = (parts.hostname or ""), parts.path or "/", parts.query
         else:
             host = (
                 headers.get("host", "").rsplit(":", 1)[0]
                 if "]" not in headers.get("host", "")
                 else headers.get("host", "")
             )
-            path = target.split("?", 1)[0].split("#", 1)[0] or "/"
+            path, _, query = target.split("#", 1)[0].partition("?")
+            path = path or "/"
         host = host.lower().rstrip(".")
         pages = self.web.get(host)
         if pages is None:
@@ -163,7 +175,9 @@ class LabServer:
             self.stats[503] += 1
             return self._simple(503, "injected error\n", keep, head)
         path = unquote(path)
-        resource = pages.get(path)
+        resource = pages.get(f"{path}?{query}") if query else None
+        if resource is None:
+            resource = pages.get(path)
         if resource is None or "/../" in path:
             self.stats[404] += 1
             return self._simple(404, "not found\n", keep, head)
@@ -237,7 +251,8 @@ async def run(
     server = await LabServer(web, host, port, latency_ms, error_rate).start()
     count = sum(len(p) for p in web.values())
     print(
-        f"lab: {len(web)} hosts, {count} paths; listening on {server.url} "
+        f"lab ({web_language(directory)}): {len(web)} hosts, {count} paths; listening on "
+        f"{server.url} "
         f"(use --proxy {server.url})",
         flush=True,
     )
