@@ -68,6 +68,10 @@ STRATEGIES = (
     "statistical",
 )
 DEFAULT_STRATEGY = "adaptive"
+SCORERS = ("model", "kp", "fish", "vsm")
+"""How a concern's pages are judged: the learned topic model (default) or a seed scorer."""
+SENSITIVITIES = ("precise", "balanced", "broad")
+"""精确 / 均衡 / 宽泛: the push threshold (``crawler.judgment.SENSITIVITY``)."""
 """The default link strategy: it beat the thesis's topic PageRank and every other strategy on
 the lab webs (docs/benchmarks.md, "Focus on the lab web")."""
 PUSH_MODES = ("instant", "digest", "both", "off")
@@ -233,6 +237,8 @@ class ConcernBase(SQLModel):
     max_pages: int = Field(default=200, ge=1, le=100_000)
     push_mode: str | None = Field(default=None, max_length=16)
     enabled: bool = True
+    scorer: str = Field(default="model", max_length=16)
+    sensitivity: str = Field(default="balanced", max_length=16)
 
 
 class Concern(ConcernBase, table=True):
@@ -241,8 +247,24 @@ class Concern(ConcernBase, table=True):
     owner_id: int = Field(foreign_key="users.id", index=True, ondelete="CASCADE")
     site_id: int | None = Field(default=None, foreign_key="sites.id", index=True)
     learned_terms: dict[str, float] = json_dict()
+    model_state: dict[str, Any] = json_dict()
+    """The judgment model (``crawler.judgment.Judge.state()``) after the last visit."""
+    blocked_terms: list[str] = json_list()
+    """Learned terms the user removed: the model never uses them again."""
     created_at: datetime = ts(nullable=False, default=True)
     updated_at: datetime = ts(nullable=False, default=True)
+
+
+def _check_scorer(v: str | None) -> str | None:
+    if v is not None and v not in SCORERS:
+        raise ValueError(f"unknown scorer {v!r}; choose one of {', '.join(SCORERS)}")
+    return v
+
+
+def _check_sensitivity(v: str | None) -> str | None:
+    if v is not None and v not in SENSITIVITIES:
+        raise ValueError(f"sensitivity must be one of {', '.join(SENSITIVITIES)}")
+    return v
 
 
 class ConcernCreate(SQLModel):
@@ -257,6 +279,11 @@ class ConcernCreate(SQLModel):
     max_pages: int = Field(default=200, ge=1, le=100_000)
     push_mode: str | None = None
     enabled: bool = True
+    scorer: str = "model"
+    sensitivity: str = "balanced"
+
+    _scorer = field_validator("scorer")(_check_scorer)
+    _sensitivity = field_validator("sensitivity")(_check_sensitivity)
 
     @field_validator("strategy")
     @classmethod
@@ -285,6 +312,11 @@ class ConcernUpdate(SQLModel):
     max_pages: int | None = Field(default=None, ge=1, le=100_000)
     push_mode: str | None = None
     enabled: bool | None = None
+    scorer: str | None = None
+    sensitivity: str | None = None
+
+    _scorer = field_validator("scorer")(_check_scorer)
+    _sensitivity = field_validator("sensitivity")(_check_sensitivity)
 
 
 class ConcernPublic(ConcernBase):
@@ -348,6 +380,12 @@ class Match(SQLModel, table=True):
     read_at: datetime | None = ts()
     deleted_at: datetime | None = ts()
     created_at: datetime = ts(nullable=False, default=True)
+    probability: float | None = None
+    """The judgment model's probability (None when a seed scorer decided)."""
+    kind: str = Field(default="item", max_length=8)
+    feedback: int | None = None
+    """The user's verdict: 1 relevant (👍), -1 not relevant (👎), None not given."""
+    feedback_at: datetime | None = ts()
 
 
 class MatchPublic(SQLModel):
@@ -362,6 +400,8 @@ class MatchPublic(SQLModel):
     explanation: dict[str, Any]
     read: bool
     created_at: datetime
+    probability: float | None = None
+    feedback: int | None = None
 
 
 # --- push outbox ----------------------------------------------------------------------------

@@ -59,7 +59,7 @@ __all__ = [
 ]
 
 JUDGE_DEFAULTS: dict[str, float] = {
-    "threshold": 0.5,
+    "threshold": 0.65,
     "min_positives": 4,
     "min_items": 15,
     "warm_items": 150,
@@ -68,8 +68,8 @@ JUDGE_DEFAULTS: dict[str, float] = {
     "w_meta": 2.0,
     "w_body": 1.0,
     "w_anchor": 2.0,
-    "l2": 0.02,
-    "epochs": 150,
+    "l2": 0.0001,
+    "epochs": 200,
     "feedback_weight": 5.0,
     "max_examples": 4000,
     "max_weights": 5000,
@@ -83,7 +83,7 @@ JUDGE_DEFAULTS: dict[str, float] = {
 }
 """Judgment parameters (any can be overridden per concern through ``params``)."""
 
-SENSITIVITY: dict[str, float] = {"precise": 0.7, "balanced": 0.5, "broad": 0.3}
+SENSITIVITY: dict[str, float] = {"precise": 0.8, "balanced": 0.65, "broad": 0.4}
 """精确 ↔ 宽泛: the push threshold each sensitivity setting stands for."""
 
 STATE_VERSION = 1
