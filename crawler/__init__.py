@@ -21,6 +21,8 @@ from crawler.errors import (
 from crawler.fetch import FetchConfig, Fetcher
 from crawler.fingerprint import content_hash, hamming, near_duplicate, simhash
 from crawler.guard import UrlGuard, ensure_public_url
+from crawler.judgment import JUDGE_DEFAULTS, SENSITIVITY, Example, Judge, Judgment
+from crawler.pagekind import HUB, ITEM, PageKind
 from crawler.parse import decode_body, parse_html
 from crawler.profile import TopicProfile
 from crawler.relevance import Relevance, score_page
@@ -28,19 +30,27 @@ from crawler.types import Link, Page
 from crawler.urls import canonicalize, host_of, in_scope, registered_domain, trap_reason
 
 __all__ = [
+    "HUB",
+    "ITEM",
+    "JUDGE_DEFAULTS",
+    "SENSITIVITY",
     "BlockedURL",
     "ConfigError",
     "CrawlConfig",
     "CrawlEvent",
     "CrawlerError",
+    "Example",
     "FetchConfig",
     "FetchError",
     "FetchTimeout",
     "Fetcher",
     "HTTPStatusError",
+    "Judge",
+    "Judgment",
     "Link",
     "NetworkError",
     "Page",
+    "PageKind",
     "Relevance",
     "RobotsDisallowed",
     "TooLarge",

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from crawler import urls
 from crawler.frontier import Entry, Frontier
+from crawler.judgment import Judge
 from crawler.profile import TopicProfile
 from crawler.relevance import Relevance, score_page
 from crawler.strategies import Strategy, make_strategy
@@ -66,6 +67,11 @@ class CrawlConfig:
     learn: bool = True
     """Learn topic terms from strongly matching pages (see ``crawler.profile``)."""
     follow_nofollow: bool = False
+    scorer: str = "model"
+    """The push decision (``matched``): ``model`` — the learned judgment
+    (``crawler.judgment``) — or a seed scorer: ``kp``, ``fish``, ``vsm``."""
+    judge_state: Mapping[str, Any] | None = None
+    """The judgment model learned on an earlier visit (``Judge.state()``)."""
 
 
 @dataclass
@@ -86,21 +92,32 @@ class CrawlEvent:
     elapsed_ms: float
     error: str | None = None
     page: Page | None = None
+    kind: str = ""
+    """``item`` or ``hub`` (``crawler.pagekind``); "" for a failed fetch."""
+    probability: float = 0.0
+    """The judgment model's probability that the page is on-topic (0 with a seed scorer)."""
+    final: bool = False
+    """The end-of-visit re-judgment of a page yielded earlier (``matched`` is now True)."""
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        row = {
             "url": self.url,
             "final_url": self.final_url,
             "status": self.status,
             "depth": self.depth,
             "priority": round(self.priority, 6),
             "relevance": round(self.relevance, 6),
+            "kind": self.kind,
+            "probability": round(self.probability, 4),
             "matched": self.matched,
             "title": self.title,
             "elapsed_ms": round(self.elapsed_ms, 1),
             "error": self.error,
             "explanation": self.explanation,
         }
+        if self.final:
+            row["final"] = True
+        return row
 
 
 class PageFetcher(Protocol):
@@ -180,6 +197,12 @@ async def crawl(
     params = dict(config.params)
     strategy: Strategy = make_strategy(config.strategy, profile, params)
     score_params = {k: float(v) for k, v in params.items() if isinstance(v, int | float)}
+    judge = (
+        Judge(profile, params=score_params, state=config.judge_state)
+        if config.scorer == "model"
+        else None
+    )
+    scorer = strategy.relevance_method if config.scorer == "model" else config.scorer
     seed_urls = [u for u in (urls.canonicalize(s) for s in seeds) if u]
     if not seed_urls:
         raise ValueError("no crawlable seed URL")
@@ -244,10 +267,17 @@ async def crawl(
                 elapsed,
                 error,
             )
-        rel = score_page(page, profile, method=strategy.relevance_method, params=score_params)
+        rel = score_page(page, profile, method=scorer, params=score_params)
         if config.learn:
             profile.learn(page, rel)
         expand(entry, page, rel)
+        matched, explanation, probability = rel.matched, rel.explanation, 0.0
+        if judge is not None:
+            judgment = judge.judge(page)
+            matched, explanation = judgment.relevant, judgment.explanation
+            probability = judgment.probability
+        else:
+            matched = matched and page.kind == "item"
         return CrawlEvent(
             entry.url,
             page.final_url,
@@ -255,13 +285,40 @@ async def crawl(
             entry.hops,
             entry.priority,
             rel.score,
-            rel.matched,
-            rel.explanation,
+            matched,
+            explanation,
             page.title,
             elapsed,
             None,
             page,
+            kind=page.kind,
+            probability=probability,
         )
+
+    def finals() -> list[CrawlEvent]:
+        """The end of the visit: pages the judgment now pushes, one more event each."""
+        if judge is None:
+            return []
+        out = []
+        for url, judgment in judge.finish():
+            out.append(
+                CrawlEvent(
+                    url,
+                    url,
+                    200,
+                    0,
+                    0.0,
+                    0.0,
+                    True,
+                    judgment.explanation,
+                    judgment.title,
+                    0.0,
+                    kind=judgment.kind,
+                    probability=judgment.probability,
+                    final=True,
+                )
+            )
+        return out
 
     owned: contextlib.AsyncExitStack | None = None
     source: PageFetcher
@@ -303,6 +360,8 @@ async def crawl(
                 ):
                     on_checkpoint(state(pending.values()))
                 yield ev
+        for ev in finals():
+            yield ev
     finally:
         for task in pending:
             task.cancel()

@@ -140,11 +140,13 @@ class Judgment:
     terms: list[str] = field(default_factory=list)
     """The user's terms found on the page, then the learned terms that fired."""
     explanation: dict[str, Any] = field(default_factory=dict)
+    title: str = ""
 
 
 @dataclass(slots=True)
 class _Seen:
     url: str
+    title: str
     features: dict[str, float]
     literal: float
     positive: bool
@@ -373,6 +375,7 @@ class Judge:
         literal, strong, hits = self._literal(tokens)
         seen = _Seen(
             page.final_url or page.url,
+            page.title,
             self._features(tokens),
             literal,
             strong and not excluded,
@@ -430,6 +433,7 @@ class Judge:
             not self.warm,
             terms,
             explanation,
+            seen.title,
         )
 
     def _model_probability(self, seen: _Seen) -> tuple[float, list[tuple[str, float]]]:

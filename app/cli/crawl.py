@@ -22,7 +22,7 @@ from typing import IO, Any
 
 import typer
 
-from app.models import DEFAULT_STRATEGY, STRATEGIES
+from app.models import DEFAULT_STRATEGY, SCORERS, STRATEGIES
 
 STRATEGY_NAMES = ", ".join(STRATEGIES)
 
@@ -77,6 +77,12 @@ def crawl_cmd(
     learn: bool = typer.Option(
         True, "--learn/--no-learn", help="Learn topic terms while crawling."
     ),
+    scorer: str = typer.Option(
+        "model", "--scorer", help="Push decision: model (learned, default), kp, fish or vsm."
+    ),
+    sensitivity: str = typer.Option(
+        "balanced", "--sensitivity", help="precise, balanced or broad (model scorer)."
+    ),
     jsonl: str | None = typer.Option(None, "--jsonl", help="Write JSON lines here ('-' = stdout)."),
     checkpoint: Path | None = typer.Option(
         None, "--checkpoint", help="Resume from this file if it exists; keep it up to date."
@@ -85,10 +91,17 @@ def crawl_cmd(
 ) -> None:
     """Run one focused crawl and write one JSON object per fetched page."""
     from app.core.config import get_settings
-    from crawler import CrawlConfig, FetchConfig, TopicProfile
+    from crawler import SENSITIVITY, CrawlConfig, FetchConfig, TopicProfile
 
     settings = get_settings()
     params = parse_params(param)
+    if scorer not in SCORERS:
+        raise typer.BadParameter(f"choose one of {', '.join(SCORERS)}", param_hint="--scorer")
+    if sensitivity not in SENSITIVITY:
+        raise typer.BadParameter(
+            f"choose one of {', '.join(SENSITIVITY)}", param_hint="--sensitivity"
+        )
+    params.setdefault("threshold", SENSITIVITY[sensitivity])
     profile = TopicProfile.from_keywords(keywords, synonyms, exclude)
     if not profile.keywords:
         raise typer.BadParameter("no keyword given", param_hint="--keywords")
@@ -113,6 +126,7 @@ def crawl_cmd(
         fetch=fetch,
         checkpoint_every=checkpoint_every,
         learn=learn,
+        scorer=scorer,
     )
     state = None
     if checkpoint is not None and checkpoint.exists():
@@ -172,13 +186,14 @@ async def _run(
         stream = crawl(seeds, profile, config, checkpoint=state, on_checkpoint=on_checkpoint)
         async with contextlib.aclosing(stream) as events:
             async for event in events:
-                pages += 1
+                # a "final" row is the end-of-visit decision on a page already counted
+                pages += not event.final
                 matched += event.matched
                 errors += event.error is not None
                 if out is not None:
                     out.write(json.dumps(event.to_json(), ensure_ascii=False) + "\n")
                     out.flush()
-                progress.update(task, advance=1, matched=matched, errors=errors)
+                progress.update(task, advance=int(not event.final), matched=matched, errors=errors)
     seconds = time.monotonic() - started
     return {
         "pages": pages,

@@ -12,14 +12,16 @@ from typer.testing import CliRunner
 from app.cli import cli
 from tests.crawler.server import serve_html
 
+TITLES = ("天气预报：本周末全市晴转多云", "足球 中超 战报：国安客场二比一取胜")
+BODY = "记者从现场获悉，本场比赛观众超过三万人，双方在上半场均有多次射门机会，下半场比赛节奏明显加快。"
 PAGES = {
     "/": "<html><head><title>体育首页</title>"
     '<meta name="keywords" content="足球,体育"></head><body>'
     + " ".join(f'<a href="/p{i}">{"中超 战报" if i % 2 else "天气"}</a>' for i in range(8))
     + "</body></html>",
     **{
-        f"/p{i}": f"<html><head><title>{'足球 中超 战报' if i % 2 else '天气预报'}</title></head>"
-        f"<body><p>第{i}篇</p></body></html>"
+        f"/p{i}": f"<html><head><title>{TITLES[i % 2]}</title></head><body>"
+        f"<h1>{TITLES[i % 2]}</h1><p>第{i}篇。{BODY}</p></body></html>"
         for i in range(8)
     },
 }
@@ -59,9 +61,12 @@ def test_crawl_writes_jsonl_to_stdout_in_fetch_order(server: str) -> None:
         assert key in rows[0]
     assert rows[0]["url"] == server and rows[0]["depth"] == 0
     # the links whose anchors mention 中超 are fetched before the weather pages
-    assert [r["title"] for r in rows[1:5]] == ["足球 中超 战报"] * 4
+    assert [r["title"] for r in rows[1:5]] == [TITLES[1]] * 4
     assert all(r["matched"] for r in rows[1:5]) and not any(r["matched"] for r in rows[5:])
-    assert "pages 9, matched 5, errors 0" in result.stderr
+    # the home page is a hub: not pushed, whatever its keywords; every row says why
+    assert rows[0]["kind"] == "hub" and not rows[0]["matched"]
+    assert all(r["kind"] == "item" and 0 <= r["probability"] <= 1 for r in rows[1:])
+    assert "pages 9, matched 4, errors 0" in result.stderr
 
 
 def test_strategy_params_file_output_and_resume(server: str, tmp_path: Path) -> None:

@@ -129,7 +129,9 @@ SITE = {
     "/": '<html><head><title>足球新闻</title><meta name="keywords" content="足球,体育"></head>'
     '<body><a href="/a">足球比赛</a> <a href="/b">天气</a> <a href="/gone">旧闻</a>'
     ' <a href="/moved">搬家</a></body></html>',
-    "/a": "<html><head><title>足球 战报</title></head><body><p>国安 申花</p>"
+    "/a": "<html><head><title>足球 战报：国安主场击败申花</title></head><body>"
+    "<h1>足球 战报：国安主场击败申花</h1><p>北京国安在工人体育场以二比一战胜上海申花，"
+    "两队在上半场各入一球，下半场国安凭借角球机会打入制胜球，全场比赛观众超过四万人。</p>"
     '<a href="/a2">更多足球</a></body></html>',
     "/a2": "<html><head><title>足球 评论</title></head><body><p>评论</p></body></html>",
     "/b": "<html><head><title>天气预报</title></head><body><p>晴</p></body></html>",
@@ -156,7 +158,10 @@ async def test_crawl_a_real_server_on_loopback(server: str, concurrency: int) ->
     by_path = {e.url.removeprefix(server): e for e in events}
     assert set(by_path) == {"/", "/a", "/b", "/gone", "/moved", "/a2"}
     assert len(events) == 6
-    assert by_path["/"].matched and by_path["/a"].matched and not by_path["/b"].matched
+    # the home page is a hub: crawled for its links, never pushed, however on-topic
+    assert by_path["/"].kind == "hub" and not by_path["/"].matched
+    assert by_path["/"].probability >= 0.5
+    assert by_path["/a"].kind == "item" and by_path["/a"].matched and not by_path["/b"].matched
     assert by_path["/gone"].status == 404 and by_path["/gone"].error
     assert by_path["/moved"].final_url == server + "/c"
     if concurrency == 1:
