@@ -42,6 +42,8 @@ class ConcernScorer:
     profile: Any  # crawler.TopicProfile
     method: str = "kp"
     recent_simhashes: list[int] = field(default_factory=list)
+    judge: Any = None
+    """The concern's judgment model (``crawler.Judge``) when it decides by the model."""
 
     def near_duplicate_of_match(self, simhash: int) -> bool:
         from crawler import near_duplicate
@@ -115,11 +117,6 @@ def insert_links(session: Session, page_id: int, links: Sequence[Any]) -> None:
         session.exec(stmt)
 
 
-def _snippet(page: Any) -> str:
-    text = page.description or page.text or ""
-    return " ".join(text.split())[:300]
-
-
 def match_page(
     session: Session, row: Page, page: Any, scorers: Sequence[ConcernScorer]
 ) -> list[Match]:
@@ -129,37 +126,94 @@ def match_page(
     created: list[Match] = []
     for scorer in scorers:
         concern = scorer.concern
-        rel = score_page(page, scorer.profile, method=scorer.method, params=concern.params)
-        if not rel.matched:
-            continue
-        if scorer.near_duplicate_of_match(int(page.simhash or 0)):
-            logger.debug("concern %s: %s is a near-duplicate, skipped", concern.id, row.final_url)
-            continue
-        fingerprint = _cut(page.content_hash or f"url:{row.id}", 64)
-        stmt = (
-            _insert(session)(Match)
-            .values(
-                concern_id=concern.id,
-                page_id=row.id,
-                user_id=concern.owner_id,
-                fingerprint=fingerprint,
-                score=float(rel.score),
-                matched_keywords=list(rel.terms)[:50],
-                explanation=rel.explanation,
-                title=_cut(page.title or row.final_url, 1000),
-                url=row.final_url,
-                snippet=_snippet(page),
-                created_at=utcnow(),
-            )
-            .on_conflict_do_nothing()
-            .returning(col(Match.id))
+        if scorer.judge is not None:
+            judgment = scorer.judge.judge(page)
+            if not judgment.relevant:
+                continue
+            score, terms, explanation = judgment.probability, judgment.terms, judgment.explanation
+            probability: float | None = judgment.probability
+        else:
+            rel = score_page(page, scorer.profile, method=scorer.method, params=concern.params)
+            if not rel.matched or page.kind != "item":
+                continue
+            score, terms, explanation, probability = rel.score, rel.terms, rel.explanation, None
+        match = _insert_match(
+            session, scorer, row, page, score, terms, explanation, probability, page.kind
         )
-        new_id = session.exec(stmt).scalar_one_or_none()
-        if new_id is None:
-            continue
-        match = session.get(Match, new_id)
         if match is not None:
             created.append(match)
-            if page.simhash:
-                scorer.recent_simhashes.insert(0, int(page.simhash))
     return created
+
+
+def judge_rest(session: Session, scorers: Sequence[ConcernScorer]) -> list[Match]:
+    """The end of a visit: each model refits on the whole visit and re-judges the items it
+    did not push; those it pushes now become matches (still at most one per concern × page)."""
+    created: list[Match] = []
+    for scorer in scorers:
+        if scorer.judge is None:
+            continue
+        for url, judgment in scorer.judge.finish():
+            row = session.exec(select(Page).where(col(Page.canonical_url) == url)).first()
+            if row is None:
+                continue
+            match = _insert_match(
+                session,
+                scorer,
+                row,
+                row,
+                judgment.probability,
+                judgment.terms,
+                {**judgment.explanation, "decided": "end of visit"},
+                judgment.probability,
+                judgment.kind,
+            )
+            if match is not None:
+                created.append(match)
+    return created
+
+
+def _insert_match(
+    session: Session,
+    scorer: ConcernScorer,
+    row: Page,
+    page: Any,
+    score: float,
+    terms: Sequence[str],
+    explanation: dict[str, Any],
+    probability: float | None,
+    kind: str,
+) -> Match | None:
+    """Insert one concern's match for a stored page (never twice, never a near-duplicate)."""
+    concern = scorer.concern
+    simhash = int(page.simhash or 0)
+    if scorer.near_duplicate_of_match(simhash):
+        logger.debug("concern %s: %s is a near-duplicate, skipped", concern.id, row.final_url)
+        return None
+    text = getattr(page, "text", None) or getattr(page, "excerpt", "")
+    snippet = " ".join((page.description or text or "").split())[:300]
+    stmt = (
+        _insert(session)(Match)
+        .values(
+            concern_id=concern.id,
+            page_id=row.id,
+            user_id=concern.owner_id,
+            fingerprint=_cut(page.content_hash or f"url:{row.id}", 64),
+            score=float(score),
+            matched_keywords=list(terms)[:50],
+            explanation=explanation,
+            title=_cut(page.title or row.final_url, 1000),
+            url=row.final_url,
+            snippet=snippet,
+            created_at=utcnow(),
+            probability=probability,
+            kind=kind,
+        )
+        .on_conflict_do_nothing()
+        .returning(col(Match.id))
+    )
+    new_id = session.exec(stmt).scalar_one_or_none()
+    if new_id is None:
+        return None
+    if simhash:
+        scorer.recent_simhashes.insert(0, simhash)
+    return session.get(Match, new_id)

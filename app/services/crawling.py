@@ -34,10 +34,12 @@ from app.services import outbox_wake, revisit
 from app.services.crawl_store import (
     ConcernScorer,
     insert_links,
+    judge_rest,
     load_recent_simhashes,
     match_page,
     upsert_page,
 )
+from app.services.feedback import feedback_examples
 from app.services.locks import site_lock
 
 logger = logging.getLogger(__name__)
@@ -79,8 +81,8 @@ def _warm_up() -> None:
     TopicProfile.from_keywords(["预热"])
 
 
-def _profiles(concerns: list[Concern]) -> list[ConcernScorer]:
-    from crawler import TopicProfile
+def _profiles(concerns: list[Concern], session: Session | None = None) -> list[ConcernScorer]:
+    from crawler import SENSITIVITY, Judge, TopicProfile
 
     scorers = []
     for c in concerns:
@@ -93,8 +95,18 @@ def _profiles(concerns: list[Concern]) -> list[ConcernScorer]:
                 learned=dict(c.learned_terms),
                 params=dict(c.params),
             )
-        method = "fish" if c.strategy == "fish" else "kp"
-        scorers.append(ConcernScorer(concern=c, profile=base, method=method))
+        if c.scorer != "model":
+            scorers.append(ConcernScorer(concern=c, profile=base, method=c.scorer))
+            continue
+        params = {**c.params, "threshold": SENSITIVITY.get(c.sensitivity, SENSITIVITY["balanced"])}
+        judge = Judge(
+            base,
+            params=params,
+            state=c.model_state or None,
+            feedback=feedback_examples(session, c.id or 0) if session is not None else (),
+            blocked=c.blocked_terms,
+        )
+        scorers.append(ConcernScorer(concern=c, profile=base, method="kp", judge=judge))
     return scorers
 
 
@@ -131,6 +143,9 @@ def crawl_config(settings: Settings, site: Site, concerns: list[Concern]) -> Any
         params=params,
         fetch=fetch,
         checkpoint_every=CHECKPOINT_EVERY,
+        # each concern's own judgment model decides its matches (crawl_store.match_page);
+        # the engine's decision on the merged topic is not used
+        scorer="kp",
     )
 
 
@@ -151,7 +166,7 @@ def _visit(
             session.add(site)
             session.commit()
             return {"site_id": site_id, "status": "idle"}
-        scorers = _profiles(concerns)
+        scorers = _profiles(concerns, session)
         for s in scorers:
             s.recent_simhashes = load_recent_simhashes(session, s.concern.id or 0)
         config = crawl_config(settings, site, concerns)
@@ -284,6 +299,40 @@ async def _crawl(
                 state.extended_at = time.monotonic()
                 if not lock.extend():
                     logger.warning("site %s: lost the crawl lock", site.id)
+        _end_of_visit(engine, scorers, state)
+
+
+def profile_terms(learned: list[tuple[str, float]], top: float = 0.5) -> dict[str, float]:
+    """The model's strongest words as topic-profile terms: weights scaled into (0, ``top``],
+    below the user's own keywords (1), as the profile's learned terms always are."""
+    if not learned:
+        return {}
+    heaviest = max(w for _, w in learned)
+    return {t: round(top * w / heaviest, 4) for t, w in learned if w > 0}
+
+
+def _end_of_visit(engine: Engine, scorers: list[ConcernScorer], state: _RunState) -> None:
+    """Judge the visit's remaining items once more with everything the visit taught each
+    concern's model; then keep each model (and its strongest terms) for the next visit."""
+    judged = [s for s in scorers if s.judge is not None]
+    if not judged:
+        return
+    with Session(engine, expire_on_commit=False) as session:
+        created = judge_rest(session, judged)
+        queued = _enqueue(session, created) if created else 0
+        for scorer in judged:
+            concern = session.get(Concern, scorer.concern.id)
+            if concern is None:
+                continue
+            concern.model_state = scorer.judge.state()
+            concern.learned_terms = profile_terms(scorer.judge.learned_terms(20))
+            session.add(concern)
+        session.commit()
+    outbox_wake.wake(new=bool(queued))
+    if created:
+        state.pages_matched += len({m.page_id for m in created})
+        state.matches += len(created)
+        metrics.MATCHES.inc(len(created))
 
 
 async def _feed_unchanged(fetcher: Any, site: Site, engine: Engine, state: _RunState) -> bool:
