@@ -62,6 +62,7 @@ JUDGE_DEFAULTS: dict[str, float] = {
     "threshold": 0.65,
     "min_positives": 4,
     "min_items": 15,
+    "max_df": 0.3,
     "warm_items": 150,
     "body_chars": 8000,
     "w_title": 3.0,
@@ -289,6 +290,7 @@ class Judge:
         self._by_url: dict[str, _Seen] = {}
         self._fitted_at = 0
         self.held: dict[str, float] = {}
+        self.chrome: set[str] = set()
         self.mid = float(state.get("mid", 0.0)) if state else 0.0
         self.scale = float(state.get("scale", 1.0)) if state else 1.0
 
@@ -442,7 +444,7 @@ class Judge:
         if self.model is None or not features:
             return 0.0, []
         w = self.model.weights
-        contrib = [(t, v * w.get(t, 0.0)) for t, v in features.items()]
+        contrib = [(t, v * w.get(t, 0.0)) for t, v in features.items() if t not in self.chrome]
         fired = sorted((c for c in contrib if c[1] > 0.05), key=lambda c: -c[1])[:8]
         z = self.held.get(seen.url)
         if z is None:
@@ -474,6 +476,7 @@ class Judge:
         positives = int(sum(labels))
         if positives < p["min_positives"] or len(rows) - positives < p["min_positives"]:
             return
+        rows = self._without_chrome(rows)
         # balanced: the labelled and the unlabelled weigh the same in total
         pos_w = sum(w for w, y in zip(weights, labels, strict=True) if y > 0)
         unl_w = sum(w for w, y in zip(weights, labels, strict=True) if y == 0)
@@ -495,6 +498,17 @@ class Judge:
         self.held = {s.url: held[i] for i, s in enumerate(items)}
         self.model = fit(rows, labels, weights).pruned(int(p["max_weights"]))
         self._fitted_at = len(self.seen)
+
+    def _without_chrome(self, rows: list[Mapping[str, float]]) -> list[Mapping[str, float]]:
+        """Drop words on more than ``max_df`` of the items (site names, channel labels in
+        every title): they say where a page is, not what it is about."""
+        df = Counter(t for row in rows for t in row)
+        limit = self.params["max_df"] * len(rows)
+        chrome = {t for t, n in df.items() if n > limit}
+        self.chrome = chrome
+        if not chrome:
+            return rows
+        return [{t: v for t, v in row.items() if t not in chrome} for row in rows]
 
     def finish(self) -> list[tuple[str, Judgment]]:
         """End of the visit: refit on everything seen and re-judge the items not yet pushed.
