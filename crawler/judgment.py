@@ -62,7 +62,7 @@ JUDGE_DEFAULTS: dict[str, float] = {
     "threshold": 0.65,
     "min_positives": 4,
     "min_items": 15,
-    "max_df": 0.3,
+    "max_df": 0.15,
     "warm_items": 150,
     "body_chars": 8000,
     "w_title": 3.0,
