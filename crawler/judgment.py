@@ -45,7 +45,7 @@ import numpy as np
 
 from crawler import text as textmod
 from crawler.pagekind import ITEM
-from crawler.profile import TopicProfile
+from crawler.profile import TopicProfile, _Index
 from crawler.types import Page
 
 __all__ = [
@@ -88,6 +88,29 @@ SENSITIVITY: dict[str, float] = {"precise": 0.8, "balanced": 0.65, "broad": 0.4}
 """精确 ↔ 宽泛: the push threshold each sensitivity setting stands for."""
 
 STATE_VERSION = 1
+
+
+def stem(token: str) -> str:
+    """A light English plural / verb-s stemmer (``sports`` → ``sport``, ``matches`` → ``match``,
+    ``injuries`` → ``injury``); other tokens, Chinese included, are returned as they are."""
+    if len(token) < 4 or not token.isascii() or not token.isalpha():
+        return token
+    if token.endswith("ies") and len(token) > 4:
+        return token[:-3] + "y"
+    if token.endswith(("sses", "ches", "shes", "xes", "zes")):
+        return token[:-2]
+    if token.endswith("s") and not token.endswith(("ss", "us", "is")):
+        return token[:-1]
+    return token
+
+
+def _stem_all(tokens: Iterable[str]) -> list[str]:
+    return [stem(t) for t in tokens]
+
+
+def _stem_phrase(term: str) -> str:
+    norm = textmod.normalize(term)
+    return " ".join(stem(w) for w in norm.split()) if norm.isascii() else norm
 
 
 @dataclass(slots=True)
@@ -238,13 +261,23 @@ class _Model:
         return _Model(dict(top), self.bias)
 
 
-_LOGIT_HIGH = math.log(9.0)
-"""A typical labelled positive maps to probability 0.9."""
-
-
-def _median(values: Sequence[float]) -> float:
-    ordered = sorted(values)
-    return ordered[len(ordered) // 2] if ordered else 0.0
+def _platt(scores: Sequence[float], labels: Sequence[float]) -> tuple[float, float]:
+    """(a, m) with P(label | score) = sigmoid(a · (score − m)), by Newton's method."""
+    z = np.asarray(scores, dtype=np.float64)
+    y = np.asarray(labels, dtype=np.float64)
+    a, b = 1.0, 0.0
+    for _ in range(50):
+        p = 1.0 / (1.0 + np.exp(-np.clip(a * z + b, -30, 30)))
+        r = p * (1 - p) + 1e-9
+        g = np.array([np.sum((p - y) * z), np.sum(p - y)])
+        h = np.array([[np.sum(r * z * z), np.sum(r * z)], [np.sum(r * z), np.sum(r)]])
+        h += np.eye(2) * 1e-6
+        step = np.linalg.solve(h, g)
+        a, b = a - step[0], b - step[1]
+        if abs(step[0]) + abs(step[1]) < 1e-8:
+            break
+    a = max(float(a), 1e-3)
+    return a, -float(b) / a
 
 
 def _sigmoid(z: float) -> float:
@@ -272,7 +305,9 @@ class Judge:
             if key in JUDGE_DEFAULTS and isinstance(value, int | float):
                 self.params[key] = float(value)
         self.blocked = {textmod.normalize(t) for t in blocked}
-        self._user = [textmod.normalize(t) for t in profile.user_terms]
+        self._user = [_stem_phrase(t) for t in profile.user_terms]
+        self._stems = {_stem_phrase(t): t for t in reversed(profile.user_terms)}
+        self._user_index = _Index(dict.fromkeys(self._stems, 1.0))
         self._exclude = [textmod.normalize(t) for t in profile.exclude]
         self.prior: _Model | None = None
         self.c = 1.0
@@ -309,9 +344,9 @@ class Judge:
             (tokens.description, p["w_meta"]),
             (tokens.anchor, p["w_anchor"]),
         ):
-            for t in set(toks):
+            for t in set(_stem_all(toks)):
                 counts[t] = counts.get(t, 0.0) + w
-        for t, n in Counter(tokens.body).items():
+        for t, n in Counter(_stem_all(tokens.body)).items():
             counts[t] = counts.get(t, 0.0) + p["w_body"] * (1.0 + math.log(n))
         feats = {t: v for t, v in counts.items() if not self._masked(t)}
         norm = math.sqrt(sum(v * v for v in feats.values()))
@@ -332,8 +367,8 @@ class Judge:
             ("anchor", tokens.anchor),
             ("body", tokens.body),
         ):
-            for term in self.profile.match_user(toks):
-                hits.setdefault(term, Counter())[where] += 1
+            for stemmed in self._user_index.match(_stem_all(toks)):
+                hits.setdefault(self._stems[stemmed], Counter())[where] += 1
         total = Counter[str]()
         for where_counts in hits.values():
             total.update(where_counts)
@@ -449,7 +484,7 @@ class Judge:
         z = self.held.get(seen.url)
         if z is None:
             z = self.model.bias + sum(v for _, v in contrib)
-        return _sigmoid(self.scale * (z - self.mid)), fired
+        return min(1.0, _sigmoid(self.scale * (z - self.mid)) / self.c), fired
 
     # -- learning -------------------------------------------------------------------------
     def _maybe_refit(self) -> None:
@@ -490,11 +525,12 @@ class Judge:
             )
             for i in range(fold, len(rows), 2):
                 held[i] = model.logit(rows[i])
-        pos = [held[i] for i in range(len(rows)) if labels[i] > 0]
-        unl = [held[i] for i in range(len(rows)) if labels[i] == 0]
-        mid = (_median(pos) + _median(unl)) / 2
-        self.scale = _LOGIT_HIGH / max(0.1, _median(pos) - mid)
-        self.mid = mid
+        # Platt scaling of the held-out scores to P(labelled | page), then Elkan & Noto:
+        # P(relevant | page) = P(labelled | page) / c, c = mean P(labelled) of the labelled
+        self.scale, self.mid = _platt(held, labels)
+        calibrated = [_sigmoid(self.scale * (z - self.mid)) for z in held]
+        labelled = [calibrated[i] for i in range(len(rows)) if labels[i] > 0]
+        self.c = min(1.0, max(0.02, sum(labelled) / len(labelled)))
         self.held = {s.url: held[i] for i, s in enumerate(items)}
         self.model = fit(rows, labels, weights).pruned(int(p["max_weights"]))
         self._fitted_at = len(self.seen)
@@ -552,6 +588,7 @@ class Judge:
             "weights": {t: round(w, 5) for t, w in (model.weights.items() if model else ())},
             "bias": round(model.bias, 5) if model else 0.0,
             "mid": round(self.mid, 5),
+            "c": round(self.c, 5),
             "scale": round(self.scale, 5),
             "items": self.history_items + len(self.seen),
         }

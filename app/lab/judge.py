@@ -574,7 +574,7 @@ TOPICS: dict[str, tuple[str, bool]] = {
 
 TOPIC_KEYWORDS: dict[str, dict[str, list[str]]] = {
     "zh": {"sports": ["体育", "足球", "篮球", "比赛"], "football": ["足球"]},
-    "en": {"sports": ["sport", "football", "rugby", "tennis", "match"], "football": ["football"]},
+    "en": {"sports": ["sports", "football", "tennis", "rugby"], "football": ["football"]},
 }
 """What a user would type for each benchmark topic, per web language (``bench focus`` uses the
 ``zh`` sets; the ``en`` sets are their English counterparts for the English web)."""
