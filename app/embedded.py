@@ -8,6 +8,7 @@ one per site (the job id is the site, so a site is never queued twice).
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -85,6 +86,8 @@ async def lifespan(app: FastAPI, settings: Settings) -> AsyncIterator[None]:
     if not settings.embedded or not settings.scheduler_enabled:
         yield
         return
+    # crawls this server's previous process left unfinished resume in the first tick
+    await asyncio.to_thread(jobs.recover_interrupted)
     scheduler = make_scheduler(settings)
     scheduler.start()
     app.state.scheduler = scheduler
