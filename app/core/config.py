@@ -15,7 +15,7 @@ from pydantic import Field, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 ROOT = Path(__file__).resolve().parents[2]
-"""The project checkout (templates/, alembic/ live here)."""
+"""The project checkout (an installed wheel finds its data files through app.core.resources)."""
 
 
 class Settings(BaseSettings):
