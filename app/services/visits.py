@@ -2,8 +2,9 @@
 
 ``request_visit`` answers one of three things:
 
-- ``queued`` — the site is due now; the scheduler starts the visit at its next tick
-  (``scheduler_tick_seconds``), resuming an interrupted crawl from its checkpoint;
+- ``queued`` — the site is due now; the embedded scheduler hands it to a crawler at once
+  (``app.services.crawl_wake``), else the scheduler's next tick does
+  (``scheduler_tick_seconds``); an interrupted crawl resumes from its checkpoint;
 - ``running`` — a live process is crawling the site (since ``since``): nothing to add;
 - ``refused`` — nothing would happen (``reason``: the concern is paused), so nothing changes.
 """
@@ -18,7 +19,7 @@ from sqlmodel import Session, col, select
 
 from app.core.config import Settings, get_settings
 from app.models import Concern, CrawlRun, Site, User
-from app.services import recovery, sites
+from app.services import crawl_wake, recovery, sites
 from app.services.concerns import get_concern
 from app.services.locks import holder
 
@@ -42,7 +43,8 @@ class VisitRequest:
     reason: RefusedBecause | None = None
     """Why nothing was scheduled (``refused``)."""
     within_seconds: float | None = None
-    """The scheduler's tick: the longest wait before a queued visit starts."""
+    """The scheduler's tick: the longest wait before a queued visit starts (None: it was handed
+    to a crawler at once and starts as soon as one is free)."""
 
 
 def request_visit(
@@ -70,8 +72,9 @@ def request_visit(
     # a run its dead crawler left "running" is closed now, not at the next tick
     recovery.recover_interrupted(session.get_bind(), settings.redis_url)  # type: ignore[arg-type]
     session.refresh(concern)
+    started = crawl_wake.wake()  # the embedded scheduler hands it out now
     return VisitRequest(
         concern=concern,
         state=VisitState.QUEUED,
-        within_seconds=max(1.0, settings.scheduler_tick_seconds),
+        within_seconds=None if started else max(1.0, settings.scheduler_tick_seconds),
     )

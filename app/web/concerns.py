@@ -283,7 +283,9 @@ def concern_delete(request: Request, db: Db, user: CurrentUser, concern_id: int)
 def concern_check(request: Request, db: Db, user: CurrentUser, concern_id: int) -> Response:
     _owned(db, user, concern_id)
     visit = request_visit(db, user, concern_id)
-    if visit.state is VisitState.QUEUED:
+    if visit.state is VisitState.QUEUED and visit.within_seconds is None:
+        flash(request, "A visit is queued; it starts as soon as a crawler is free.", "success")
+    elif visit.state is VisitState.QUEUED:
         seconds = round(visit.within_seconds or 60)
         flash(
             request, "A visit is queued; it starts within {seconds} s.", "success", seconds=seconds

@@ -175,6 +175,7 @@ ZH: dict[str, str] = {
     "Concern resumed.": "关注已恢复。",
     "Concern deleted.": "关注已删除。",
     "A visit is queued; it starts within {seconds} s.": "已排队，将在 {seconds} 秒内开始访问。",
+    "A visit is queued; it starts as soon as a crawler is free.": "已排队，爬虫一有空闲就开始访问。",
     "This site is being checked right now (since {time}).": "该网站正在检查中（开始于 {time}）。",
     "Not checked: this concern is paused. Resume it first.": "未检查：该关注已暂停，请先恢复。",
     "bfs": "广度优先",

@@ -7,12 +7,14 @@ import socket
 import time
 from datetime import timedelta
 
+import pytest
 from sqlmodel import Session, select
 
 from app.models import Concern, CrawlRun, Site, User, utcnow
 from app.services import visits
 from app.services.locks import DbLock, Heartbeat, lock_owner, owner_dead
-from tests.app.loopback_site import make_concerns
+from tests.app.loopback_site import NewsSite, make_concerns
+from tests.app.procs import wait_for
 
 
 def _user_of(session: Session, concern_id: int):  # type: ignore[no-untyped-def]
@@ -104,3 +106,41 @@ def test_heartbeat_keeps_the_lock_and_stopping_lets_it_expire(engine, session: S
     time.sleep(1.0)
     assert other.acquire()  # the beats stopped: the lock expired
     other.release()
+
+
+def test_check_now_in_the_embedded_mode_starts_the_crawl_at_once(
+    session: Session, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The scheduler ticks once an hour here: only the wake-up can start the visit."""
+    from fastapi.testclient import TestClient
+
+    from app.core.config import get_settings
+    from app.main import create_app
+
+    monkeypatch.setenv("TIMELYPUSH_SCHEDULER_ENABLED", "true")
+    monkeypatch.setenv("TIMELYPUSH_SCHEDULER_TICK_SECONDS", "3600")
+    monkeypatch.setenv("TIMELYPUSH_URL_ALLOWLIST", "127.0.0.1")
+    monkeypatch.setenv("TIMELYPUSH_CRAWL_DELAY", "0")
+    get_settings.cache_clear()
+    news = NewsSite(articles=2)
+    with news.serve() as seed:
+        site_id, (cid,) = make_concerns(session, seed, [["足球"]])
+        site = session.get(Site, site_id)
+        site.next_visit_at = utcnow() + timedelta(days=1)
+        session.add(site)
+        session.commit()
+        with TestClient(create_app()) as client:
+            job = client.app.state.scheduler.get_job("run_due_crawls")  # type: ignore[attr-defined]
+            wait_for(
+                lambda: job.next_run_time and job.next_run_time > utcnow() + timedelta(minutes=30),
+                30,
+                "the first tick",
+            )
+            visit = visits.request_visit(session, _user_of(session, cid), cid)
+            assert visit.state is visits.VisitState.QUEUED and visit.within_seconds is None
+
+            def runs() -> list[str]:
+                with Session(session.get_bind()) as s:
+                    return [r.status for r in s.exec(select(CrawlRun))]
+
+            wait_for(lambda: runs() == ["ok"], 60, "the visit asked for")
