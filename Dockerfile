@@ -17,12 +17,13 @@ RUN uv sync --locked --no-dev --no-editable
 FROM python:3.11-slim-bookworm AS runtime
 RUN groupadd --system timelypush && useradd --system --gid timelypush --home /srv/timelypush timelypush
 WORKDIR /srv/timelypush
-COPY --from=build --chown=timelypush:timelypush /srv/timelypush /srv/timelypush
+# only the virtualenv: the wheel carries templates, static files, migrations and alembic.ini
+COPY --from=build --chown=timelypush:timelypush /srv/timelypush/.venv /srv/timelypush/.venv
 ENV PATH="/srv/timelypush/.venv/bin:$PATH" \
     PYTHONUNBUFFERED=1 \
     TIMELYPUSH_VAR_DIR=/srv/timelypush/var \
     TIMELYPUSH_HOST=0.0.0.0
-RUN mkdir -p var && chown timelypush:timelypush var
+RUN mkdir -p var && chown timelypush:timelypush /srv/timelypush var
 USER timelypush
 EXPOSE 8000
 HEALTHCHECK --interval=30s --timeout=5s CMD python -c "import urllib.request,sys; sys.exit(urllib.request.urlopen('http://127.0.0.1:8000/healthz').status!=200)"

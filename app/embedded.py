@@ -8,8 +8,9 @@ one per site (the job id is the site, so a site is never queued twice).
 
 from __future__ import annotations
 
+import asyncio
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -23,20 +24,15 @@ from fastapi import FastAPI
 from app import jobs
 from app.core.config import Settings
 from app.schedule import periodic_jobs
-from app.services import outbox_wake
+from app.services import crawl_wake, outbox_wake
 
 logger = logging.getLogger(__name__)
 
 THREADS = 4
 
 
-def make_scheduler(settings: Settings) -> BackgroundScheduler:
-    """A scheduler with every periodic job of the schedule (not started)."""
-    scheduler = BackgroundScheduler(
-        executors={"default": ThreadPoolExecutor(THREADS)},
-        job_defaults={"coalesce": True, "max_instances": 1, "misfire_grace_time": None},
-        timezone=UTC,
-    )
+def _enqueuer(scheduler: BackgroundScheduler) -> Callable[[int], None]:
+    """Due crawls become one-off jobs in the pool, one per site."""
 
     def enqueue(site_id: int) -> None:
         try:
@@ -49,6 +45,18 @@ def make_scheduler(settings: Settings) -> BackgroundScheduler:
         except ConflictingIdError:
             logger.debug("site %s is already queued", site_id)
 
+    return enqueue
+
+
+def make_scheduler(settings: Settings) -> BackgroundScheduler:
+    """A scheduler with every periodic job of the schedule (not started)."""
+    scheduler = BackgroundScheduler(
+        executors={"default": ThreadPoolExecutor(THREADS)},
+        job_defaults={"coalesce": True, "max_instances": 1, "misfire_grace_time": None},
+        timezone=UTC,
+    )
+
+    enqueue = _enqueuer(scheduler)
     first = datetime.now(UTC) + timedelta(seconds=1)
     for job in periodic_jobs(settings):
         func: Any = job.func
@@ -65,6 +73,18 @@ def make_scheduler(settings: Settings) -> BackgroundScheduler:
             **start,
         )
     return scheduler
+
+
+def crawl_now(scheduler: BackgroundScheduler) -> None:
+    """A one-off ``run_due_crawls`` now (“check now”, ``app.services.crawl_wake``)."""
+    scheduler.add_job(
+        jobs.run_due_crawls,
+        kwargs={"enqueue": _enqueuer(scheduler)},
+        id="run-due-crawls-now",
+        name="run due crawls now",
+        replace_existing=True,
+        max_instances=2,
+    )
 
 
 def send_now(scheduler: BackgroundScheduler) -> None:
@@ -85,14 +105,18 @@ async def lifespan(app: FastAPI, settings: Settings) -> AsyncIterator[None]:
     if not settings.embedded or not settings.scheduler_enabled:
         yield
         return
+    # crawls this server's previous process left unfinished resume in the first tick
+    await asyncio.to_thread(jobs.recover_interrupted)
     scheduler = make_scheduler(settings)
     scheduler.start()
     app.state.scheduler = scheduler
     outbox_wake.set_waker(lambda: send_now(scheduler))
+    crawl_wake.set_waker(lambda: crawl_now(scheduler))
     logger.info("embedded scheduler started (tick %.0f s)", settings.scheduler_tick_seconds)
     try:
         yield
     finally:
         outbox_wake.set_waker(None)
+        crawl_wake.set_waker(None)
         scheduler.shutdown(wait=False)
         logger.info("embedded scheduler stopped")

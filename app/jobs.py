@@ -21,7 +21,7 @@ from sqlmodel import Session, col, select
 from app.core.config import get_settings
 from app.core.db import get_engine
 from app.models import Concern, CrawlRun, Site, utcnow
-from app.services import crawling
+from app.services import crawling, recovery
 
 logger = logging.getLogger(__name__)
 
@@ -69,9 +69,18 @@ def _lease(session: Session, site_id: int, seconds: float) -> bool:
     return session.exec(stmt).rowcount == 1
 
 
+def recover_interrupted() -> list[int]:
+    """Free the locks of dead processes; their runs become "interrupted", their sites due."""
+    return recovery.recover_interrupted(get_engine(), get_settings().redis_url)
+
+
 def run_due_crawls(enqueue: Callable[[int], Any] | None = None, *, limit: int = 100) -> int:
-    """Hand every due site out once; returns how many were enqueued (or crawled)."""
+    """Hand every due site out once; returns how many were enqueued (or crawled).
+
+    Crawls whose process died are marked and made due first, so they resume in this tick.
+    """
     settings = get_settings()
+    recover_interrupted()
     with Session(get_engine()) as session:
         ids = due_site_ids(session, limit)
         leased = []
@@ -109,17 +118,12 @@ def cleanup() -> dict[str, int]:
     now = utcnow()
     runs = CrawlRun.__table__  # type: ignore[attr-defined]
     sites = Site.__table__  # type: ignore[attr-defined]
-    stale = now - timedelta(seconds=settings.crawl_time_limit * 2 + settings.crawl_lock_seconds)
+    interrupted = len(recovery.recover_interrupted(get_engine(), settings.redis_url))
     with Session(get_engine()) as session:
         freed = session.exec(
             update(sites)
             .where(sites.c.locked_until < now)
             .values(locked_until=None, locked_by=None)
-        ).rowcount
-        interrupted = session.exec(
-            update(runs)
-            .where(runs.c.status == "running", runs.c.started_at < stale)
-            .values(status="interrupted", finished_at=now)
         ).rowcount
         dropped = session.exec(
             delete(runs).where(runs.c.started_at < now - timedelta(days=RUN_HISTORY_DAYS))

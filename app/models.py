@@ -327,6 +327,8 @@ class ConcernPublic(ConcernBase):
     updated_at: datetime
     next_visit_at: datetime | None = None
     revisit_level: int | None = None
+    crawling_since: datetime | None = None
+    """When the crawl of the site now running started (None: no crawl is running)."""
 
 
 # --- pages, links, matches -------------------------------------------------------------------

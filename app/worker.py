@@ -114,3 +114,14 @@ def _wake_outbox_on_new_deliveries(**_: Any) -> None:
 
 
 worker_init.connect(_wake_outbox_on_new_deliveries, weak=False)
+
+
+def _recover_interrupted_crawls(**_: Any) -> None:
+    """A worker restarted on this host frees its dead predecessor's locks at once."""
+    try:
+        jobs.recover_interrupted()
+    except Exception:
+        logger.warning("could not recover interrupted crawls at start-up", exc_info=True)
+
+
+worker_init.connect(_recover_interrupted_crawls, weak=False)

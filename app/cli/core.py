@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import sys
 
 import typer
@@ -24,7 +25,10 @@ def serve(
     host: str = typer.Option(None, help="Bind host (default: TIMELYPUSH_HOST, 127.0.0.1)."),
     port: int = typer.Option(None, help="Bind port (default: TIMELYPUSH_PORT, 8000)."),
 ) -> None:
-    """Migrate the database, then run the web app (and, without Redis, the in-process scheduler)."""
+    """Run the web app (without Redis, also the in-process scheduler).
+
+    The database is migrated first.
+    """
     import uvicorn
 
     from app.core.migrate import upgrade
@@ -37,7 +41,11 @@ def serve(
     shown = "127.0.0.1" if host in ("0.0.0.0", "::") else host  # noqa: S104
     mode = "embedded (SQLite + in-process scheduler)" if settings.embedded else "Celery"
     typer.echo(f"Timely Push is running in {mode} mode: open http://{shown}:{port}/", err=True)
-    uvicorn.run("app.main:create_app", factory=True, host=host, port=port, log_level="info")
+    # Ctrl-C is how one stops it: after uvicorn's graceful shutdown that is a normal exit
+    # (status 0), so `make run` and scripts do not report an error
+    with contextlib.suppress(KeyboardInterrupt):
+        uvicorn.run("app.main:create_app", factory=True, host=host, port=port, log_level="info")
+    typer.echo("Timely Push stopped.", err=True)
 
 
 def migrate(
@@ -55,7 +63,10 @@ def worker(
     concurrency: int = typer.Option(2, help="Worker processes."),
     queues: str = typer.Option("celery", help="Comma-separated queues to consume."),
 ) -> None:
-    """Run a Celery worker (needs TIMELYPUSH_REDIS_URL); run as many as you like, anywhere."""
+    """Run a Celery worker (needs TIMELYPUSH_REDIS_URL).
+
+    Run as many as you like, anywhere.
+    """
     settings = get_settings()
     configure_logging(settings.log_level)
     if not settings.redis_url:
@@ -76,10 +87,10 @@ def worker(
 
 
 def beat() -> None:
-    """Run Celery beat, which enqueues due crawls and digests (needs TIMELYPUSH_REDIS_URL).
+    """Run Celery beat (needs TIMELYPUSH_REDIS_URL).
 
-    Run exactly one beat per deployment; a second one would only enqueue duplicates that the
-    site leases and locks then skip.
+    Beat enqueues due crawls and digests. Run exactly one beat per deployment; a second one
+    would only enqueue duplicates that the site leases and locks then skip.
     """
     settings = get_settings()
     configure_logging(settings.log_level)

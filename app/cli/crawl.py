@@ -4,9 +4,11 @@
         [--max-pages 1000] [--param gamma=0.8 …] [--scope any|host|domain] [--proxy URL]
         [--concurrency 16] [--per-host 16] [--delay 0] [--allow-private] [--jsonl out.jsonl]
 
-One JSON object per fetched page, in fetch order (``--jsonl -``: stdout); a progress bar and a
-summary on stderr. Defaults for the user agent, URL allowlist, proxy and fetch limits come from
-the application settings (``TIMELYPUSH_*``); the crawler library itself never reads them.
+One JSON object per fetched page, in fetch order (``--jsonl -``: stdout); a progress bar (plain
+periodic lines when stderr is not a terminal) and a summary on stderr. Defaults for the user
+agent, URL allowlist, proxy and fetch limits come from the application settings
+(``TIMELYPUSH_*``); the crawler library itself never reads them. When every seed is refused or
+unreachable the command exits with status 1 and a one-line reason.
 """
 
 from __future__ import annotations
@@ -142,6 +144,9 @@ def crawl_cmd(
         except ValueError as exc:
             typer.echo(f"error: {exc}", err=True)
             raise typer.Exit(2) from exc
+        except NoSeedCrawled as exc:
+            typer.echo(f"error: no seed could be crawled: {exc}", err=True)
+            raise typer.Exit(1) from exc
     line = "pages {pages}, matched {matched}, errors {errors}, {rate:.1f} pages/s, {seconds:.1f} s"
     typer.echo(line.format(**summary), err=True)
 
@@ -150,6 +155,36 @@ def _save(path: Path, state: dict[str, Any]) -> None:
     tmp = path.with_name(path.name + ".tmp")
     tmp.write_text(json.dumps(state, ensure_ascii=False), encoding="utf-8")
     os.replace(tmp, path)
+
+
+PROGRESS_SECONDS = 5.0
+"""Without a terminal on stderr: one plain progress line this often (and after the first page)."""
+
+
+class _PlainProgress:
+    """Progress as periodic plain lines, for a log file or a pipe (no cursor tricks)."""
+
+    def __init__(self, total: int, done: int) -> None:
+        self.total = total
+        self.done = done
+        self.started = time.monotonic()
+        self.last: float | None = None
+
+    def update(self, matched: int, errors: int) -> None:
+        self.done += 1
+        now = time.monotonic()
+        if self.last is not None and now - self.last < PROGRESS_SECONDS:
+            return
+        self.last = now
+        sys.stderr.write(
+            f"crawl {self.done}/{self.total} pages, matched {matched}, errors {errors}, "
+            f"{now - self.started:.1f} s\n"
+        )
+        sys.stderr.flush()
+
+
+class NoSeedCrawled(Exception):
+    """Every seed was refused or unreachable: the crawl found nothing to start from."""
 
 
 async def _run(
@@ -167,8 +202,12 @@ async def _run(
 
     on_checkpoint = (lambda s: _save(checkpoint, s)) if checkpoint is not None else None
     pages = matched = errors = 0
+    seed_errors: list[str] = []
+    seed_ok = False
     started = time.monotonic()
     console = Console(stderr=True)
+    done_before = int(state.get("fetched", 0)) if state else 0
+    plain = None if console.is_terminal else _PlainProgress(config.max_pages, done_before)
     progress = Progress(
         TextColumn("crawl"),
         BarColumn(),
@@ -177,8 +216,8 @@ async def _run(
         TimeElapsedColumn(),
         console=console,
         transient=True,
+        disable=plain is not None,
     )
-    done_before = int(state.get("fetched", 0)) if state else 0
     with progress:
         task = progress.add_task(
             "crawl", total=config.max_pages, completed=done_before, matched=0, errors=0
@@ -190,10 +229,20 @@ async def _run(
                 pages += not event.final
                 matched += event.matched
                 errors += event.error is not None
+                if event.depth == 0 and not event.final:
+                    if event.error is None:
+                        seed_ok = True
+                    else:
+                        seed_errors.append(f"{event.url}: {event.error}")
                 if out is not None:
                     out.write(json.dumps(event.to_json(), ensure_ascii=False) + "\n")
                     out.flush()
+                if plain is not None:
+                    plain.update(matched, errors)
                 progress.update(task, advance=int(not event.final), matched=matched, errors=errors)
+    if seed_errors and not seed_ok:
+        more = f" (and {len(seed_errors) - 1} more)" if len(seed_errors) > 1 else ""
+        raise NoSeedCrawled(" ".join(seed_errors[0].split()) + more)
     seconds = time.monotonic() - started
     return {
         "pages": pages,

@@ -15,7 +15,7 @@ from pydantic import Field, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 ROOT = Path(__file__).resolve().parents[2]
-"""The project checkout (templates/, alembic/ live here)."""
+"""The project checkout (an installed wheel finds its data files through app.core.resources)."""
 
 
 class Settings(BaseSettings):
@@ -67,7 +67,14 @@ class Settings(BaseSettings):
     )
     crawl_lock_seconds: float = Field(
         900.0,
-        description="Expiry of a site's crawl lock; a killed worker's crawl is retried after it.",
+        description="Lease of a due visit handed to the queue: a visit that never starts "
+        "(queue lost) is handed out again after it.",
+    )
+    crawl_heartbeat_seconds: float = Field(
+        20.0,
+        gt=0,
+        description="A crawl renews its site's lock this often; the lock expires after three "
+        "missed beats, so a killed worker's site is taken over within a minute.",
     )
     crawl_time_limit: float = Field(
         600.0, description="Wall-clock limit of one site visit, seconds (Celery hard limit +60)."

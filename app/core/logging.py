@@ -20,6 +20,23 @@ class JsonFormatter(logging.Formatter):
         return json.dumps(data, ensure_ascii=False)
 
 
+CHATTY = ("apscheduler.scheduler", "apscheduler.executors.default", "celery.beat")
+"""Loggers that say something at INFO on every scheduler tick ("Running job …")."""
+
+
+class TickToDebug(logging.Filter):
+    """Demote a chatty logger's INFO records to DEBUG (shown only when DEBUG is on)."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if record.levelno != logging.INFO:
+            return True
+        record.levelno, record.levelname = logging.DEBUG, "DEBUG"
+        return logging.getLogger().isEnabledFor(logging.DEBUG)
+
+
+_TICK_FILTER = TickToDebug()
+
+
 def configure_logging(level: str = "INFO", *, json_logs: bool = False) -> None:
     handler = logging.StreamHandler(sys.stderr)
     handler.setFormatter(
@@ -31,3 +48,7 @@ def configure_logging(level: str = "INFO", *, json_logs: bool = False) -> None:
     root.handlers[:] = [handler]
     root.setLevel(level.upper())
     logging.getLogger("jieba").setLevel(logging.WARNING)
+    for name in CHATTY:
+        chatty = logging.getLogger(name)
+        chatty.removeFilter(_TICK_FILTER)
+        chatty.addFilter(_TICK_FILTER)

@@ -5,12 +5,13 @@ from __future__ import annotations
 from alembic.config import Config
 
 from alembic import command
-from app.core.config import ROOT, get_settings
+from app.core.config import get_settings
+from app.core.resources import data_path
 
 
 def alembic_config(url: str | None = None) -> Config:
-    cfg = Config(str(ROOT / "alembic.ini"))
-    cfg.set_main_option("script_location", str(ROOT / "alembic"))
+    cfg = Config(str(data_path("alembic.ini")))
+    cfg.set_main_option("script_location", str(data_path("alembic")))
     cfg.attributes["url"] = url or get_settings().sqlalchemy_url
     return cfg
 

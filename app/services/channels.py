@@ -15,7 +15,8 @@ from typing import Any, TypeVar
 
 import httpx
 
-from app.core.config import ROOT, Settings
+from app.core.config import Settings
+from app.core.resources import data_path
 from push import (
     AppriseSms,
     Channel,
@@ -31,7 +32,7 @@ logger = logging.getLogger(__name__)
 
 T = TypeVar("T")
 
-TEMPLATE_DIR = ROOT / "templates" / "email"
+TEMPLATE_DIR = data_path("templates") / "email"
 _renderer: Renderer | None = None
 
 

@@ -15,6 +15,7 @@ import unicodedata
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+from sqlalchemy import func
 from sqlmodel import Session, col, select
 
 from app.core.config import Settings, get_settings
@@ -25,6 +26,7 @@ from app.models import (
     ConcernCreate,
     ConcernPublic,
     ConcernUpdate,
+    CrawlRun,
     Site,
     User,
     utcnow,
@@ -264,17 +266,6 @@ def delete_concern(session: Session, user: User, concern_id: int) -> None:
     session.commit()
 
 
-def check_now(session: Session, user: User, concern_id: int) -> Concern:
-    """Schedule a visit of the concern's site right away."""
-    concern = get_concern(session, user, concern_id)
-    found = session.get(Site, concern.site_id) if concern.site_id else None
-    site = found if found is not None else sites.attach_site(session, concern)
-    sites.check_now(session, site)
-    session.commit()
-    session.refresh(concern)
-    return concern
-
-
 def to_public(session: Session, concerns: Sequence[Concern]) -> list[ConcernPublic]:
     """Public views with the site's next visit time and revisit level (one query for sites)."""
     site_ids = {c.site_id for c in concerns if c.site_id is not None}
@@ -283,6 +274,14 @@ def to_public(session: Session, concerns: Sequence[Concern]) -> list[ConcernPubl
         for site in session.exec(select(Site).where(col(Site.id).in_(site_ids))):
             assert site.id is not None
             by_id[site.id] = site
+    running: dict[int, Any] = {}
+    if site_ids:
+        stmt = (
+            select(col(CrawlRun.site_id), func.max(CrawlRun.started_at))
+            .where(col(CrawlRun.site_id).in_(site_ids), col(CrawlRun.status) == "running")
+            .group_by(col(CrawlRun.site_id))
+        )
+        running = {int(site_id): started for site_id, started in session.exec(stmt)}
     result = []
     for concern in concerns:
         shared = by_id.get(concern.site_id) if concern.site_id is not None else None
@@ -292,6 +291,7 @@ def to_public(session: Session, concerns: Sequence[Concern]) -> list[ConcernPubl
                 update={
                     "next_visit_at": shared.next_visit_at if shared else None,
                     "revisit_level": shared.level if shared else None,
+                    "crawling_since": running.get(shared.id or 0) if shared else None,
                 },
             )
         )

@@ -40,7 +40,7 @@ from app.services.crawl_store import (
     upsert_page,
 )
 from app.services.feedback import feedback_examples
-from app.services.locks import site_lock
+from app.services.locks import Heartbeat, site_lock
 
 logger = logging.getLogger(__name__)
 
@@ -61,14 +61,14 @@ def crawl_site(
     settings = settings or get_settings()
     engine = engine or get_engine()
     _warm_up()
-    lock = site_lock(
-        site_id, engine=engine, redis_url=settings.redis_url, ttl=settings.crawl_lock_seconds
-    )
+    beat = settings.crawl_heartbeat_seconds
+    lock = site_lock(site_id, engine=engine, redis_url=settings.redis_url, ttl=beat * 3)
     if not lock.acquire():
         logger.info("site %s is being crawled by another worker; skipped", site_id)
         return {"site_id": site_id, "status": "locked"}
     try:
-        return _visit(site_id, settings, engine, lock, client)
+        with Heartbeat(lock, beat):  # the lock lives exactly as long as this process crawls
+            return _visit(site_id, settings, engine, lock, client)
     finally:
         lock.release()
         outbox_wake.flush()
@@ -194,7 +194,7 @@ def _visit(
                 lock,
                 state,
                 client=client,
-                lock_ttl=settings.crawl_lock_seconds,
+                lock_ttl=settings.crawl_heartbeat_seconds * 3,
                 feed_signal=settings.revisit_feed_signal,
             )
         )

@@ -18,10 +18,11 @@ from starlette.concurrency import run_in_threadpool
 from app.models import DEFAULT_STRATEGY, STRATEGIES, Concern, ConcernCreate, ConcernUpdate
 from app.services import concerns as svc
 from app.services.errors import NotFound, ServiceError
+from app.services.visits import VisitState, request_visit
 from app.web.csrf import csrf_protect
 from app.web.forms import errors_for, kept, message, read_form
 from app.web.sessions import CurrentUser, Db, PageNotFound, flash
-from app.web.templating import redirect, render
+from app.web.templating import redirect, render, user_zone
 
 logger = logging.getLogger(__name__)
 
@@ -281,6 +282,17 @@ def concern_delete(request: Request, db: Db, user: CurrentUser, concern_id: int)
 @router.post("/{concern_id}/check")
 def concern_check(request: Request, db: Db, user: CurrentUser, concern_id: int) -> Response:
     _owned(db, user, concern_id)
-    svc.check_now(db, user, concern_id)
-    flash(request, "A visit is scheduled right away.", "success")
+    visit = request_visit(db, user, concern_id)
+    if visit.state is VisitState.QUEUED and visit.within_seconds is None:
+        flash(request, "A visit is queued; it starts as soon as a crawler is free.", "success")
+    elif visit.state is VisitState.QUEUED:
+        seconds = round(visit.within_seconds or 60)
+        flash(
+            request, "A visit is queued; it starts within {seconds} s.", "success", seconds=seconds
+        )
+    elif visit.state is VisitState.RUNNING:
+        since = visit.since.astimezone(user_zone(user)).strftime("%H:%M") if visit.since else "—"
+        flash(request, "This site is being checked right now (since {time}).", "info", time=since)
+    else:
+        flash(request, "Not checked: this concern is paused. Resume it first.", "error")
     return redirect("/concerns")

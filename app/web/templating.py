@@ -16,14 +16,14 @@ from fastapi.responses import HTMLResponse, RedirectResponse
 from fastapi.templating import Jinja2Templates
 from markupsafe import Markup, escape
 
-from app.core.config import ROOT
+from app.core.resources import data_path
 from app.models import User
 from app.web import csrf, i18n
 from app.web.sessions import pop_flashes
 
 logger = logging.getLogger(__name__)
 
-templates = Jinja2Templates(directory=str(ROOT / "templates" / "web"))
+templates = Jinja2Templates(directory=str(data_path("templates") / "web"))
 
 
 def request_language(request: Request, user: User | None) -> str:

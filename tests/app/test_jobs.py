@@ -43,23 +43,31 @@ def test_due_sites_are_handed_out_once(engine) -> None:
 
 
 def test_cleanup_frees_expired_locks_and_closes_dead_runs(engine) -> None:
+    """A run is "running" only while a live owner renews its site's lock."""
     from app import jobs
 
     now = utcnow()
     with Session(engine) as session:
         site_id, _ = make_concerns(session, "http://127.0.0.1:9/", [["x"]])
+        live_id, _ = make_concerns(session, "http://127.0.0.1:9/live", [["x"]])
         site = session.get(Site, site_id)
         site.locked_until, site.locked_by = now - timedelta(seconds=1), "dead"
-        session.add(site)
+        site.next_visit_at = now + timedelta(minutes=15)  # the lease of the lost crawl
+        live = session.get(Site, live_id)
+        live.locked_until, live.locked_by = now + timedelta(seconds=50), "elsewhere:7:a:b"
+        session.add_all([site, live])
         session.add(CrawlRun(site_id=site_id, strategy="bfs", started_at=now - timedelta(days=1)))
         session.add(CrawlRun(site_id=site_id, strategy="bfs", started_at=now))
+        session.add(CrawlRun(site_id=live_id, strategy="bfs", started_at=now))
         session.commit()
     result = jobs.cleanup()
     assert result["locks_freed"] == 1 and result["runs_interrupted"] == 1
     with Session(engine) as session:
-        statuses = sorted(r.status for r in session.exec(select(CrawlRun)))
-        assert statuses == ["interrupted", "running"]
-        assert session.get(Site, site_id).locked_by is None
+        statuses = {(r.site_id, r.status) for r in session.exec(select(CrawlRun))}
+        assert statuses == {(site_id, "interrupted"), (live_id, "running")}
+        site = session.get(Site, site_id)
+        assert site.locked_by is None
+        assert site.next_visit_at <= utcnow()  # resumes at the next tick, not after the lease
 
 
 def test_one_schedule_two_adapters(settings_env: None) -> None:

@@ -7,9 +7,11 @@ from pathlib import Path
 from crawler.fingerprint import content_hash, hamming, near_duplicate, simhash
 from crawler.parse import parse_html
 
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "html"
 
-def _article(shared_data: Path, name: str) -> str:
-    return parse_html((shared_data / "html" / name).read_text(encoding="utf-8"), "http://a/").text
+
+def _article(directory: Path, name: str) -> str:
+    return parse_html((directory / name).read_bytes(), "http://a/").text
 
 
 def test_content_hash_ignores_whitespace_case_and_width():
@@ -26,22 +28,42 @@ def test_simhash_is_a_signed_int64_and_stable():
     assert simhash(["国足", "今晚", "迎战", "叙利亚"]) != 0
 
 
-def test_reprint_with_small_edits_is_a_near_duplicate(shared_data: Path):
-    original = _article(shared_data, "tests_ifeng_1.html")
-    assert len(original) > 1000
-    reprint = "转载自澎湃新闻。\n" + original.replace("小花", "小华", 2) + "\n（责任编辑：王某）"
+def _reprint_is_a_near_duplicate(original: str, old: str, new: str) -> None:
+    assert old in original
+    reprint = "转载自澎湃新闻。\n" + original.replace(old, new, 2) + "\n（责任编辑：王某）"
     assert hamming(simhash(original), simhash(reprint)) <= 3
     assert near_duplicate(simhash(original), simhash(reprint))
     assert content_hash(original) != content_hash(reprint)
 
 
-def test_different_articles_are_far_apart(shared_data: Path):
-    names = ["tests_163_1.html", "tests_ifeng_1.html", "tests_qq_2.html", "tests_sina_1.html"]
-    hashes = [simhash(_article(shared_data, n)) for n in names]
+def _far_apart(texts: list[str]) -> None:
+    hashes = [simhash(t) for t in texts]
     for i, a in enumerate(hashes):
         for b in hashes[i + 1 :]:
             assert hamming(a, b) > 10
             assert not near_duplicate(a, b)
+
+
+def test_reprint_of_an_own_article_is_a_near_duplicate():
+    original = _article(FIXTURES, "article_utf8.html")
+    assert len(original) > 1000
+    _reprint_is_a_near_duplicate(original, "海港队", "上海海港队")
+
+
+def test_own_pages_are_far_apart():
+    names = ["article_utf8.html", "article_gbk.html", "story_en.html", "list_page.html"]
+    _far_apart([_article(FIXTURES, n) for n in names])
+
+
+def test_reprint_with_small_edits_is_a_near_duplicate(shared_data: Path):
+    original = _article(shared_data / "html", "tests_ifeng_1.html")
+    assert len(original) > 1000
+    _reprint_is_a_near_duplicate(original, "小花", "小华")
+
+
+def test_different_articles_are_far_apart(shared_data: Path):
+    names = ["tests_163_1.html", "tests_ifeng_1.html", "tests_qq_2.html", "tests_sina_1.html"]
+    _far_apart([_article(shared_data / "html", n) for n in names])
 
 
 def test_hamming_handles_signed_values():

@@ -1,8 +1,10 @@
-"""Page analysis on the saved real news pages of ../shared/data/html and on crafted HTML."""
+"""Page analysis on the suite's own pages (tests/fixtures/html), on the saved real news pages of
+../shared/data/html (CI and benchmarks) and on crafted HTML."""
 
 from __future__ import annotations
 
 from pathlib import Path
+from urllib.parse import urljoin
 
 import pytest
 
@@ -12,6 +14,45 @@ from tests.crawler.conftest import source_url
 from tests.crawler.server import Reply, TestWeb
 
 LOCAL = "http://127.0.0.1:8000/"
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "html"
+
+# the suite's own pages: file → (title, a meta keyword, (link, its anchor text), a phrase of the
+# main text); a relative link is resolved against the page's URL
+OWN: dict[str, tuple[str, str, tuple[str, str], str]] = {
+    "portal_home.html": (
+        "星河网 - 新闻门户首页",
+        "体育",
+        (
+            "https://sports.xinghe.example/2024/0512/zhongchao-10.html",
+            "中超第十轮：海港客场两球击败国安",
+        ),
+        "今日要闻",
+    ),
+    "list_page.html": (
+        "中超新闻列表 - 星河体育",
+        "中超",
+        ("/2024/0428/match-1.html", "中超第20轮：海港对阵国安赛后综述"),
+        "中超第11轮",
+    ),
+    "article_utf8.html": (
+        "中超第十轮：海港客场两球击败国安_星河体育",
+        "海港",
+        ("/2024/0511/guozu.html", "国足集训名单公布 三名新人入选"),
+        "海港队在客场拿下宝贵的三分",
+    ),
+    "article_gbk.html": (
+        "江南入梅 多地发布暴雨预警_星河天气",
+        "暴雨",
+        ("/2024/0510/heat.html", "华南高温持续 最高气温超过三十五度"),
+        "比常年偏早五天",
+    ),
+    "story_en.html": (
+        "The Lighthouse Keeper's Last Winter | Harbour Tales",
+        "lighthouse",
+        ("/stories/salt-and-iron.html", "Salt and Iron"),
+        "one hundred and twelve steps",
+    ),
+}
 
 # file → (title, a meta keyword, (link URL, its anchor text), a phrase of the main text)
 EXPECTED: dict[str, tuple[str, str, tuple[str, str], str]] = {
@@ -145,24 +186,72 @@ def _pages(shared_data: Path) -> list[Path]:
     return pages
 
 
-@pytest.mark.parametrize("name", sorted(EXPECTED))
-def test_saved_news_page(shared_data: Path, name: str):
-    text = (shared_data / "html" / name).read_text(encoding="utf-8")
-    url = source_url(shared_data / "html" / name, text) or LOCAL + name
-    title, keyword, (link_url, anchor), phrase = EXPECTED[name]
-    page = parse_html(text, url)
-    assert page.title == title
-    assert keyword in page.meta_keywords
-    links = {link.url: link for link in page.links}
+def _check_page(page: object, url: str, expected: tuple[str, str, tuple[str, str], str]) -> None:
+    title, keyword, (link, anchor), phrase = expected
+    link_url = urljoin(url, link)
+    assert page.title == title  # type: ignore[attr-defined]
+    assert keyword in page.meta_keywords  # type: ignore[attr-defined]
+    links = {link.url: link for link in page.links}  # type: ignore[attr-defined]
     assert link_url in links, f"{link_url} not among {len(links)} links"
     assert links[link_url].anchor == anchor
     assert anchor[:6] in links[link_url].context
     assert len(links[link_url].context) <= 120
-    assert phrase in page.text
-    assert len(links) == len(page.links)  # de-duplicated
-    assert all(link.url.startswith(("http://", "https://")) for link in page.links)
-    assert all("#" not in link.url and "utm_" not in link.url for link in page.links)
-    assert page.content_hash and page.simhash != 0
+    assert phrase in page.text  # type: ignore[attr-defined]
+    assert len(links) == len(page.links)  # type: ignore[attr-defined]  # de-duplicated
+    assert all(link.url.startswith(("http://", "https://")) for link in links.values())
+    assert all("#" not in link.url and "utm_" not in link.url for link in links.values())
+    assert page.content_hash and page.simhash != 0  # type: ignore[attr-defined]
+
+
+def test_the_suite_has_its_own_pages():
+    assert sorted(p.name for p in FIXTURES.glob("*.html")) == sorted(OWN)
+
+
+@pytest.mark.parametrize("name", sorted(OWN))
+def test_own_page(name: str):
+    url = "https://news.xinghe.example/a/" + name
+    _check_page(parse_html((FIXTURES / name).read_bytes(), url), url, OWN[name])
+
+
+def test_page_level_facts_of_own_pages():
+    def parse(name: str) -> object:
+        return parse_html((FIXTURES / name).read_bytes(), "https://www.xinghe.example/" + name)
+
+    portal = parse("portal_home.html")
+    assert portal.canonical_url == "https://www.xinghe.example/"  # type: ignore[attr-defined]
+    assert portal.feeds == ["https://www.xinghe.example/rss/top.xml"]  # type: ignore[attr-defined]
+    assert portal.description.startswith("星河网是一个虚构的新闻门户")  # type: ignore[attr-defined]
+    urls = {link.url: link for link in portal.links}  # type: ignore[attr-defined]
+    assert urls["https://ads.example.net/click?id=42"].nofollow
+    assert "https://finance.xinghe.example/2024/0512/cpi.html" in urls  # utm_ parameters dropped
+    assert "https://tech.xinghe.example/2024/0512/chip.html" in urls  # the fragment dropped
+    assert not any(u.startswith(("mailto:", "javascript:")) for u in urls)
+    article = parse("article_utf8.html")
+    assert article.canonical_url.endswith("/2024/0512/zhongchao-10.html")  # type: ignore[attr-defined]
+    assert "导航" not in article.text[:50]  # type: ignore[attr-defined]
+    assert [link.nofollow for link in article.links if "zhongchao-9" in link.url] == [True]  # type: ignore[attr-defined]
+    story = parse("story_en.html")
+    assert story.feeds == ["https://tales.example.org/feed.atom"]  # type: ignore[attr-defined]
+    assert story.canonical_url in (None, "")  # type: ignore[attr-defined]
+    listing = parse("list_page.html")
+    assert sum("/match-" in link.url for link in listing.links) == 20  # type: ignore[attr-defined]
+
+
+async def test_own_pages_fetched_from_the_loopback_server(web: TestWeb, config: FetchConfig):
+    for path in sorted(FIXTURES.glob("*.html")):
+        # the GBK page is served the way such sites often are: its charset only in <meta>
+        web.add("/" + path.name, Reply(body=path.read_bytes(), content_type="text/html"))
+    async with Fetcher(config) as fetcher:
+        for name, expected in OWN.items():
+            page = await fetcher.fetch(web.url("/" + name))
+            _check_page(page, web.url("/" + name), expected)
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED))
+def test_saved_news_page(shared_data: Path, name: str):
+    text = (shared_data / "html" / name).read_text(encoding="utf-8")
+    url = source_url(shared_data / "html" / name, text) or LOCAL + name
+    _check_page(parse_html(text, url), url, EXPECTED[name])
 
 
 def test_page_level_facts_of_saved_pages(shared_data: Path):

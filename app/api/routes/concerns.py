@@ -9,7 +9,8 @@ from fastapi import APIRouter, Body, Query, status
 from app.api.deps import CurrentUser, OwnedConcern, ProbeDep, SessionDep, SettingsDep
 from app.api.errors import responses
 from app.models import ConcernCreate, ConcernPublic, ConcernUpdate, CrawlRunPublic
-from app.services import concerns, runs
+from app.services import concerns, runs, visits
+from app.services.errors import Conflict
 from app.services.runs import HarvestPoint
 
 router = APIRouter(prefix="/concerns", tags=["concerns"], responses=responses(401, 422))
@@ -93,10 +94,23 @@ def delete_concern(concern: OwnedConcern, user: CurrentUser, session: SessionDep
 
 
 @router.post(
-    "/{concern_id}/check-now", responses=responses(404), summary="Visit the site right away"
+    "/{concern_id}/check-now",
+    responses=responses(404, 409),
+    summary="Visit the site right away",
+    description="Queues a visit now (``next_visit_at`` becomes now). When the site is being "
+    "crawled already, nothing is queued and ``crawling_since`` says since when. 409 "
+    "``concern_paused`` when no visit would happen.",
 )
-def check_now(concern: OwnedConcern, user: CurrentUser, session: SessionDep) -> ConcernPublic:
-    return concerns.concern_public(session, concerns.check_now(session, user, _id(concern)))
+def check_now(
+    concern: OwnedConcern, user: CurrentUser, session: SessionDep, settings: SettingsDep
+) -> ConcernPublic:
+    visit = visits.request_visit(session, user, _id(concern), settings=settings)
+    if visit.reason is visits.RefusedBecause.PAUSED:
+        raise Conflict("The concern is paused; resume it first.", code=visit.reason)
+    public = concerns.concern_public(session, visit.concern)
+    if visit.state is visits.VisitState.RUNNING:
+        public.crawling_since = visit.since
+    return public
 
 
 @router.get("/{concern_id}/runs", responses=responses(404), summary="Recent crawl runs")

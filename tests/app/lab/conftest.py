@@ -1,4 +1,4 @@
-"""A tiny lab web (two portals, a slice of the real corpus) shared by the lab tests."""
+"""A tiny lab web (two portals, a slice of the real corpus or the suite's own) for the lab tests."""
 
 from __future__ import annotations
 
@@ -19,13 +19,20 @@ def slice_corpus(shared: Path, target: Path, step: int = 8) -> Path:
     return target
 
 
+FIXTURE_CORPUS = Path(__file__).resolve().parents[2] / "fixtures" / "corpus"
+"""A small made-up corpus of the suite's own (tests/fixtures/corpus/generate.py)."""
+
+
 @pytest.fixture(scope="module")
 def small_corpus(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    from tests.conftest import SHARED_DATA
+    """A slice of the real corpora in ../shared/data, else the suite's own small corpus."""
+    from tests.conftest import CI, SHARED_DATA
 
-    if not (SHARED_DATA / "corpus").is_dir():
-        pytest.skip(f"{SHARED_DATA} is not here")
-    return slice_corpus(SHARED_DATA, tmp_path_factory.mktemp("corpus"))
+    if (SHARED_DATA / "corpus").is_dir():
+        return slice_corpus(SHARED_DATA, tmp_path_factory.mktemp("corpus"))
+    if CI:
+        pytest.fail(f"{SHARED_DATA} is missing", pytrace=False)
+    return FIXTURE_CORPUS
 
 
 @pytest.fixture(scope="module")

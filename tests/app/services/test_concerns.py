@@ -10,7 +10,7 @@ import pytest
 from sqlmodel import Session, select
 
 from app.models import ConcernCreate, ConcernUpdate, Site
-from app.services import concerns, sites
+from app.services import concerns, sites, visits
 from app.services.errors import Invalid, NotFound
 from tests.app.services.conftest import make_user
 
@@ -123,7 +123,7 @@ def test_other_users_concerns_are_not_found(session: Session, allow_test_hosts: 
         lambda: concerns.update_concern(session, bob, c.id, ConcernUpdate(priority=3)),
         lambda: concerns.pause_concern(session, bob, c.id),
         lambda: concerns.delete_concern(session, bob, c.id),
-        lambda: concerns.check_now(session, bob, c.id),
+        lambda: visits.request_visit(session, bob, c.id),
     ):
         with pytest.raises(NotFound):
             call()

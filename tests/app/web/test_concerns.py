@@ -172,6 +172,36 @@ def test_edit_pause_resume_check_delete(alice_client, db, alice):
     assert db.get(Concern, cid) is None
 
 
+def test_check_now_says_what_happens(alice_client, db, alice):
+    """Queued, already running since …, or refused: never "scheduled" when nothing happens."""
+    from datetime import timedelta
+    from zoneinfo import ZoneInfo
+
+    from app.models import CrawlRun, utcnow
+    from app.services.locks import lock_owner
+
+    concern = make_concern(db, alice)
+    cid = concern.id
+
+    def check() -> str:
+        assert post(alice_client, f"/concerns/{cid}/check", page="/concerns").status_code == 303
+        return alice_client.get("/concerns").text
+
+    assert "已排队，将在" in check()
+
+    site = db.get(Site, concern.site_id)
+    started = utcnow() - timedelta(minutes=5)
+    site.locked_by, site.locked_until = lock_owner(), utcnow() + timedelta(minutes=1)
+    db.add(site)
+    db.add(CrawlRun(site_id=site.id, strategy="bfs", started_at=started))
+    db.commit()
+    local = started.astimezone(ZoneInfo(alice.timezone)).strftime("%H:%M")
+    assert f"该网站正在检查中（开始于 {local}）" in check()
+
+    post(alice_client, f"/concerns/{cid}/pause", page="/concerns")
+    assert "未检查：该关注已暂停，请先恢复。" in check()
+
+
 @pytest.mark.parametrize(
     "method,path",
     [
