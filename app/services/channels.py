@@ -17,6 +17,7 @@ import httpx
 
 from app.core.config import ROOT, Settings
 from push import (
+    AppriseChannel,
     AppriseSms,
     Channel,
     ConsoleSms,
@@ -106,6 +107,11 @@ def webhook_channel(
     settings: Settings, secret: str, *, client: httpx.AsyncClient | None = None
 ) -> WebhookChannel:
     return WebhookChannel(secret=secret, client=client, url_check=url_check(settings))
+
+
+def apprise_channel(settings: Settings) -> AppriseChannel:
+    """Apprise push channels, every endpoint behind the same guard as webhooks."""
+    return AppriseChannel(url_check=url_check(settings))
 
 
 def run_sync(coro: Coroutine[Any, Any, T]) -> T:
