@@ -9,6 +9,7 @@ revoked by rotating. Each entry carries the page's title, link, snippet and the 
 from __future__ import annotations
 
 import logging
+import re
 import secrets
 from datetime import datetime
 from urllib.parse import urlsplit
@@ -26,6 +27,7 @@ logger = logging.getLogger(__name__)
 ATOM = "http://www.w3.org/2005/Atom"
 ENTRIES = 50
 TOKEN_BYTES = 32
+TOKEN_SHAPE = re.compile(r"[A-Za-z0-9_-]{16,64}")
 
 
 def feed_token(session: Session, user: User) -> str:
@@ -47,7 +49,7 @@ def rotate_feed_token(session: Session, user: User) -> str:
 
 
 def user_for_token(session: Session, token: str) -> User | None:
-    if not token or len(token) > 64:
+    if not TOKEN_SHAPE.fullmatch(token or ""):
         return None
     user = session.exec(select(User).where(User.feed_token == token)).first()
     if user is None or not user.is_active or not user.feed_token:

@@ -32,6 +32,7 @@ from push import ConfigError, DeliveryResult, inspect_url, language
 logger = logging.getLogger(__name__)
 
 MAX_CHANNELS = 20
+MAX_ID = 2**31 - 1
 
 
 def public(channel: PushChannel) -> PushChannelPublic:
@@ -57,10 +58,16 @@ def list_channels(session: Session, user: User) -> list[PushChannel]:
 
 
 def get_channel(session: Session, user: User, channel_id: int) -> PushChannel:
-    channel = session.get(PushChannel, channel_id)
+    channel = session.get(PushChannel, channel_id) if 1 <= channel_id <= MAX_ID else None
     if channel is None or channel.user_id != user.id:
         raise NotFound("No such push channel.", code="channel_not_found")
     return channel
+
+
+def _name(raw: str | None, fallback: str) -> str:
+    """A display name: control characters dropped, whitespace collapsed, 100 characters."""
+    text = "".join(ch if ch.isprintable() else " " for ch in (raw or ""))
+    return " ".join(text.split())[:100] or fallback
 
 
 def _mode(mode: str) -> str:
@@ -76,7 +83,7 @@ def _mode(mode: str) -> str:
 def check_url(settings: Settings, raw: str) -> tuple[str, str]:
     """``(url, service name)`` of an Apprise URL a user may add; Invalid otherwise."""
     url = (raw or "").strip()
-    if not url:
+    if not url or not url.isprintable():
         raise Invalid(
             "Please enter an Apprise URL.", code="invalid_apprise_url", details={"field": "url"}
         )
@@ -111,7 +118,7 @@ def add_channel(
         )
     channel = PushChannel(
         user_id=user.id,
-        name=(data.name or "").strip()[:100] or service,
+        name=_name(data.name, service),
         url=url,
         service=service,
         mode=mode,
@@ -130,7 +137,7 @@ def update_channel(
     if data.mode is not None:
         channel.mode = _mode(data.mode)
     if data.name is not None:
-        channel.name = data.name.strip()[:100] or channel.service
+        channel.name = _name(data.name, channel.service)
     if data.enabled is not None:
         channel.enabled = data.enabled
     session.add(channel)
