@@ -95,6 +95,8 @@ class UserBase(SQLModel):
     webhook_enabled: bool = False
     webhook_url: str | None = Field(default=None, max_length=2048)
     digest_when_empty: bool = False
+    webhook_batch: bool = False
+    """Group the webhook's instant events like email (one ``match.batch`` per window)."""
 
 
 class User(UserBase, table=True):
@@ -158,6 +160,7 @@ class ProfileUpdate(SQLModel):
     webhook_enabled: bool | None = None
     webhook_url: str | None = Field(default=None, max_length=2048)
     digest_when_empty: bool | None = None
+    webhook_batch: bool | None = None
 
 
 class AuthEvent(SQLModel, table=True):

@@ -1,4 +1,4 @@
-"""Apprise push channels and the secret Atom feed token
+"""Apprise push channels, the secret Atom feed token, batched webhooks on request
 
 Revision ID: 0007
 Revises: 0002
@@ -39,12 +39,16 @@ def upgrade() -> None:
         batch_op.add_column(
             sa.Column('feed_token', sqlmodel.sql.sqltypes.AutoString(length=64), nullable=True)
         )
+        batch_op.add_column(
+            sa.Column('webhook_batch', sa.Boolean(), nullable=False, server_default=sa.false())
+        )
         batch_op.create_index(batch_op.f('ix_users_feed_token'), ['feed_token'], unique=True)
 
 
 def downgrade() -> None:
     with op.batch_alter_table('users', schema=None) as batch_op:
         batch_op.drop_index(batch_op.f('ix_users_feed_token'))
+        batch_op.drop_column('webhook_batch')
         batch_op.drop_column('feed_token')
 
     with op.batch_alter_table('push_channels', schema=None) as batch_op:

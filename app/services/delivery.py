@@ -188,7 +188,7 @@ def _open_batches(
             col(Delivery.status) == "pending",
             col(Delivery.kind) == "instant",
             col(Delivery.attempts) == 0,
-            col(Delivery.channel).in_(MERGEABLE),
+            col(Delivery.channel).in_((*MERGEABLE, "webhook")),
             col(Delivery.next_attempt_at) > now,
         )
         .group_by(col(Delivery.user_id), col(Delivery.channel), col(Delivery.target))
@@ -224,9 +224,9 @@ def enqueue_for_matches(session: Session, matches: Iterable[Match]) -> int:
     One row per match × channel the match goes to at once (``_instant_targets``); during
     quiet hours the row waits until they end. Email, SMS and Apprise rows wait for the
     grouping window (``push_group_seconds``, opened by the first of a burst) so that a burst
-    goes out as one message. Matches found by the first visit of a new concern go into one
-    "what is on the site now" summary per channel instead (webhooks stay one event per
-    match). Returns rows added or extended.
+    goes out as one message; webhooks stay one event per match unless the user asked for
+    batches. Matches found by the first visit of a new concern go into one "what is on the
+    site now" summary per channel instead (not webhooks). Returns rows added or extended.
     """
     matches = list(matches)
     if not matches:
@@ -257,7 +257,8 @@ def enqueue_for_matches(session: Session, matches: Iterable[Match]) -> int:
                 summaries[(user.id, channel, target, part, m.concern_id)].append(m.id)
                 continue
             due = base
-            if group and channel in MERGEABLE:
+            batched = channel in MERGEABLE or (channel == "webhook" and user.webhook_batch)
+            if group and batched:
                 slot = (user.id, channel, target)
                 due = max(base, batches.get(slot) or base + group)
                 batches[slot] = due
@@ -431,17 +432,32 @@ def _claim(limit: int, now: datetime) -> list[Delivery]:
 
 
 def _merge(session: Session, rows: list[Delivery], now: datetime) -> list[Delivery]:
-    """Merge fresh instant email/SMS/Apprise rows of one user × channel × target into the
-    lowest-id row.
+    """Merge fresh instant email/SMS/Apprise rows (and webhook rows of users who asked for
+    batches) of one user × channel × target into the lowest-id row.
 
     Only rows never tried before are merged (a row already sent once must keep its content,
     since its Message-ID is fixed), and user resends are never merged.
     """
     groups: dict[tuple[int, str, str], list[Delivery]] = defaultdict(list)
     keep: list[Delivery] = []
+    hook_users = {r.user_id for r in rows if r.channel == "webhook" and r.kind == "instant"}
+    batching = (
+        set(
+            session.exec(
+                select(User.id).where(
+                    col(User.id).in_(hook_users), col(User.webhook_batch).is_(True)
+                )
+            ).all()
+        )
+        if hook_users
+        else set()
+    )
     for row in rows:
         fresh = row.attempts == 1 and not RESEND.search(row.idempotency_key)
-        if row.kind == "instant" and row.channel in MERGEABLE and fresh:
+        mergeable = row.channel in MERGEABLE or (
+            row.channel == "webhook" and row.user_id in batching
+        )
+        if row.kind == "instant" and mergeable and fresh:
             groups[(row.user_id, row.channel, row.target)].append(row)
         else:
             keep.append(row)

@@ -174,6 +174,8 @@ class Composer:
             label = concern_label(self.loaded.concerns.get(items[0].concern_id))
             return self._email("summary", user, lang, mid, items=items, concern=label)
         if row.channel == "webhook":
+            if len(items) > 1:
+                return self._webhook_batch(items, mid)
             return self._webhook(items, mid, user)
         if row.channel == "sms":
             return self._sms(items, mid, lang)
@@ -199,6 +201,27 @@ class Composer:
             return None
         digest = build_digest(items)
         return self._email("digest", user, lang, mid, digest=digest, date=row.digest_date or "")
+
+    def _match_data(self, item: DigestItem) -> dict[str, object]:
+        m = self.loaded.matches[item.match_id]
+        return {
+            "match_id": m.id,
+            "concern_id": m.concern_id,
+            "title": m.title,
+            "url": m.url,
+            "snippet": m.snippet,
+            "score": m.score,
+            "matched_keywords": list(m.matched_keywords),
+            "why": item.why,
+            "created_at": m.created_at.isoformat(),
+        }
+
+    def _webhook_batch(self, items: list[DigestItem], mid: str) -> Message:
+        """``match.batch``: the matches of one grouping window, oldest first."""
+        matches = [self._match_data(i) for i in reversed(items)]
+        data = {"id": mid, "matches": matches, "dashboard_url": f"{self.base}/"}
+        subject = f"{len(items)} matches"
+        return Message(subject=subject, text=subject, id=mid, data=envelope("match.batch", data))
 
     def _webhook(self, items: Iterable[DigestItem], mid: str, user: User) -> Message:
         item = next(iter(items))

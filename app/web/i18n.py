@@ -343,6 +343,7 @@ ZH: dict[str, str] = {
     "The old feed links will stop working. Continue?": "旧的订阅链接将失效，确定继续吗？",
     "New feed links made; the old ones no longer work.": "已生成新的订阅链接，旧链接已失效。",
     "Feed links made.": "订阅链接已生成。",
+    "Group webhook events like emails (one match.batch per burst)": "Webhook 事件也像邮件一样合并（每批一个 match.batch）",
     "error:invalid_apprise_url": "Apprise 无法识别这个地址，请检查格式（例如 dingtalk://TOKEN/ 或 ntfy://主题）。",
     "error:invalid_channel_mode": "请选择“即时推送”“每日摘要”或“两者都要”。",
     "error:too_many_channels": "推送渠道数量已达上限（20 个），请先删除一些。",

@@ -171,6 +171,7 @@ async def save_push(request: Request, db: Db, user: CurrentUser) -> Response:
         sms_enabled=bool(values.get("sms_enabled")),
         webhook_enabled=bool(values.get("webhook_enabled")),
         digest_when_empty=bool(values.get("digest_when_empty")),
+        webhook_batch=bool(values.get("webhook_batch")),
     )
     return await _update(request, db, user, data, values, "Push preferences saved.")
 

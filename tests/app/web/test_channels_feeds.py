@@ -162,3 +162,22 @@ def test_atom_feeds_parse_carry_the_why_line_and_stay_private(
     assert alice_client.get(links[0]).status_code == 404
     assert alice_client.get(concern_link).status_code == 404
     assert alice_client.get(new_links[0]).status_code == 200
+
+
+def test_webhook_batching_is_a_push_preference(alice_client, db, alice):
+    page = alice_client.get("/settings")
+    assert "Webhook 事件也像邮件一样合并" in page.text
+    saved = post(
+        alice_client,
+        "/settings/push",
+        {
+            "push_mode": "instant",
+            "digest_time": "08:00",
+            "email_enabled": "1",
+            "webhook_batch": "1",
+        },
+        page="/settings",
+    )
+    assert saved.status_code == 303
+    db.refresh(alice)
+    assert alice.webhook_batch and alice.email_enabled
