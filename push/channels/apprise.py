@@ -9,6 +9,10 @@ Where the request goes (:func:`inspect_url`): a cloud service's fixed API host (
 the URL (``json://``, ``bark://``, a self-hosted ntfy …). ``url_check`` (the SSRF guard) is
 awaited for each such endpoint before every send and must raise to refuse it.
 
+Redirects are never followed (a redirect could point into a private network). The guard
+resolves the endpoint's host itself; Apprise (requests) resolves it again when it sends, so
+unlike webhooks the connection is not pinned to the checked address.
+
 Apprise reports only success or failure, not why: a failure is retried (transient), an URL
 Apprise does not understand or a refused target is permanent.
 """
@@ -119,11 +123,17 @@ class AppriseChannel:
 
     def _notify(self, url: str, title: str, body: str) -> bool:
         apprise = _apprise()
-        notifier = apprise.Apprise()
+        asset = apprise.AppriseAsset(http_redirects=False)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", DeprecationWarning)
-            if not notifier.add(url):
+            plugin = apprise.Apprise.instantiate(url, asset=asset, suppress_exceptions=True)
+            if plugin is None:
                 raise ConfigError("Apprise does not understand this URL")
+            # a redirect could lead past the guard into a private network: never follow one,
+            # whatever the URL's own ?redirect= says
+            plugin.redirects = False
+            notifier = apprise.Apprise(asset=asset)
+            notifier.add(plugin)
             return bool(notifier.notify(title=title, body=body))
 
     async def send(self, message: Message, target: str) -> DeliveryResult:

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
 import pytest
 
 from push import AppriseChannel, ConfigError, Message, inspect_url
@@ -73,3 +76,32 @@ async def test_refused_endpoint_is_permanent_and_nothing_is_sent(receiver: HttpR
     assert not result.ok and result.permanent and "loopback" in (result.error or "")
     assert checked == [receiver.url + "/"]
     assert receiver.requests == []
+
+
+async def test_redirects_are_not_followed() -> None:
+    hits: list[str] = []
+
+    class Redirecting(BaseHTTPRequestHandler):
+        def do_POST(self) -> None:
+            self.rfile.read(int(self.headers.get("content-length") or 0))
+            hits.append(self.path)
+            self.send_response(307 if self.path.startswith("/notify") else 200)
+            self.send_header("location", "/landed")
+            self.send_header("content-length", "0")
+            self.end_headers()
+
+        def log_message(self, format: str, *args: object) -> None:
+            return
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Redirecting)
+    thread = threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True)
+    thread.start()
+    try:
+        url = f"json://127.0.0.1:{server.server_address[1]}/notify?redirect=yes"
+        result = await AppriseChannel().send(Message(subject="s", text="t"), url)
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(10)
+    assert not result.ok
+    assert hits == ["/notify"]
