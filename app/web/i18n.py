@@ -321,6 +321,7 @@ ZH: dict[str, str] = {
     "error-kind:Throttled": "请稍后再试：",
     # Apprise push channels and Atom feeds
     "Chat and push apps": "聊天与推送应用",
+    "Apprise": "聊天与推送应用",
     "Push to DingTalk, WeCom or Feishu group bots, Bark, ntfy, Telegram, ServerChan, Discord, Slack and more: paste the app's Apprise URL.": "推送到钉钉、企业微信、飞书群机器人，Bark、ntfy、Telegram、Server酱、Discord、Slack 等：粘贴该应用的 Apprise 地址即可。",
     "Apprise URL formats": "Apprise 地址格式",
     "On": "启用",
