@@ -172,6 +172,8 @@ class Composer:
             return None
         if row.kind == "summary":
             label = concern_label(self.loaded.concerns.get(items[0].concern_id))
+            if row.channel == "sms":
+                return self._sms_summary(items, mid, lang, label)
             return self._email("summary", user, lang, mid, items=items, concern=label)
         if row.channel == "webhook":
             if len(items) > 1:
@@ -293,6 +295,13 @@ class Composer:
             text = brand + head + sep.join(i.title for i in items)
             link = f"{self.base}/"
         return Message(subject=text, text=fit_sms(text, link), id=mid)
+
+    def _sms_summary(self, items: list[DigestItem], mid: str, lang: str, label: str) -> Message:
+        if lang == "zh":
+            text = f"【及时推】{label} 现有 {len(items)} 条相关内容"
+        else:
+            text = f"Timely Push: {label} has {len(items)} relevant pages now"
+        return Message(subject=text, text=fit_sms(text, f"{self.base}/"), id=mid)
 
 
 def test_message(settings: Settings, channel: str, lang: str) -> Message:

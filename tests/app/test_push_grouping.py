@@ -96,7 +96,7 @@ def test_without_a_window_each_match_is_its_own_email(session: Session, push_env
 
 
 def test_first_visit_of_a_new_concern_is_one_summary(
-    engine: object, grouped: SmtpSink, hook: HttpReceiver
+    engine: object, grouped: SmtpSink, hook: HttpReceiver, sms: HttpReceiver
 ) -> None:
     from app.services.crawling import crawl_site
 
@@ -109,6 +109,7 @@ def test_first_visit_of_a_new_concern_is_one_summary(
         assert user is not None
         user.push_mode = "instant"
         user.webhook_enabled, user.webhook_url = True, hook.url + "/hook"
+        user.sms_enabled, user.phone = True, "+8613800138000"
         session.add(user)
         session.commit()
 
@@ -120,6 +121,9 @@ def test_first_visit_of_a_new_concern_is_one_summary(
         assert summary["Subject"].endswith("现有 22 条相关内容")
         text = summary.get_body(("plain",)).get_content()  # type: ignore[union-attr]
         assert "第一次访问" in text and text.count("命中关键词：足球") == 22
+        [short] = sms.requests
+        assert "现有 22 条相关内容" in short.json()["message"]
+        assert len(short.json()["message"]) <= 70
         # webhooks still get one event per match
         assert len({r.headers["webhook-id"] for r in hook.requests}) == 22
 
@@ -129,6 +133,7 @@ def test_first_visit_of_a_new_concern_is_one_summary(
         drain(utcnow() + timedelta(minutes=30))
         assert len(grouped.messages) == 2
         assert grouped.messages[1]["Subject"] == "[及时推] 足球新闻 第45期"
+        assert len(sms.requests) == 2 and "足球新闻 第45期" in sms.requests[1].json()["message"]
         assert len({r.headers["webhook-id"] for r in hook.requests}) == 23
 
 
