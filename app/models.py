@@ -76,6 +76,9 @@ SENSITIVITIES = ("precise", "balanced", "broad")
 the lab webs (docs/benchmarks.md, "Focus on the lab web")."""
 PUSH_MODES = ("instant", "digest", "both", "off")
 CHANNELS = ("email", "webhook", "sms")
+APPRISE = "apprise"
+"""The outbox channel of a user's Apprise push channels (``PushChannel``)."""
+CHANNEL_MODES = ("instant", "digest", "both")
 DELIVERY_STATUSES = ("pending", "sending", "sent", "failed", "dead")
 
 
@@ -96,6 +99,8 @@ class UserBase(SQLModel):
     webhook_enabled: bool = False
     webhook_url: str | None = Field(default=None, max_length=2048)
     digest_when_empty: bool = False
+    webhook_batch: bool = False
+    """Group the webhook's instant events like email (one ``match.batch`` per window)."""
 
 
 class User(UserBase, table=True):
@@ -107,6 +112,7 @@ class User(UserBase, table=True):
     is_admin: bool = False
     email_verified_at: datetime | None = ts()
     webhook_disabled_at: datetime | None = ts()
+    feed_token: str | None = Field(default=None, max_length=64, unique=True, index=True)
     created_at: datetime = ts(nullable=False, default=True)
 
 
@@ -158,6 +164,7 @@ class ProfileUpdate(SQLModel):
     webhook_enabled: bool | None = None
     webhook_url: str | None = Field(default=None, max_length=2048)
     digest_when_empty: bool | None = None
+    webhook_batch: bool | None = None
 
 
 class AuthEvent(SQLModel, table=True):
@@ -185,6 +192,46 @@ class ResetCode(SQLModel, table=True):
     expires_at: datetime = ts(nullable=False)
     used_at: datetime | None = ts()
     created_at: datetime = ts(nullable=False, default=True)
+
+
+class PushChannel(SQLModel, table=True):
+    """One of a user's Apprise push channels (钉钉 / 企业微信 / 飞书 bots, Bark, ntfy, Telegram,
+    Server酱, Discord, Slack, …): an Apprise URL, which may hold the service's token."""
+
+    __tablename__ = "push_channels"
+    id: int | None = Field(default=None, primary_key=True)
+    user_id: int = Field(foreign_key="users.id", index=True, ondelete="CASCADE")
+    name: str = Field(default="", max_length=100)
+    url: str = Field(max_length=2048)
+    service: str = Field(default="", max_length=64)
+    mode: str = Field(default="instant", max_length=16)
+    enabled: bool = True
+    created_at: datetime = ts(nullable=False, default=True)
+
+
+class PushChannelCreate(SQLModel):
+    name: str = Field(default="", max_length=100)
+    url: str = Field(max_length=2048)
+    mode: str = "instant"
+    enabled: bool = True
+
+
+class PushChannelUpdate(SQLModel):
+    name: str | None = Field(default=None, max_length=100)
+    mode: str | None = None
+    enabled: bool | None = None
+
+
+class PushChannelPublic(SQLModel):
+    """A channel as its owner sees it: the URL with its secrets masked."""
+
+    id: int
+    name: str
+    service: str
+    url_masked: str
+    mode: str
+    enabled: bool
+    created_at: datetime
 
 
 # --- sites and concerns ----------------------------------------------------------------------

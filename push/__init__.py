@@ -1,11 +1,13 @@
-"""Push: messages, delivery channels (email, webhook, SMS) and digest rendering.
+"""Push: messages, delivery channels (email, webhook, SMS, Apprise) and digest rendering.
 
 A library: no application, no database, no environment variables.
 """
 
 from push.channels import (
     SCHEMA_VERSION,
+    AppriseChannel,
     AppriseSms,
+    AppriseTarget,
     ConsoleSms,
     EmailChannel,
     SmtpConfig,
@@ -14,6 +16,7 @@ from push.channels import (
     encode_email,
     envelope,
     fit_sms,
+    inspect_url,
     is_gsm7,
     new_secret,
     sign,
@@ -27,7 +30,9 @@ from push.render import Rendered, Renderer, language
 __all__ = [
     "DEFAULT_CAP",
     "SCHEMA_VERSION",
+    "AppriseChannel",
     "AppriseSms",
+    "AppriseTarget",
     "Channel",
     "ConfigError",
     "ConsoleSms",
@@ -48,6 +53,7 @@ __all__ = [
     "encode_email",
     "envelope",
     "fit_sms",
+    "inspect_url",
     "is_gsm7",
     "language",
     "new_secret",

@@ -11,10 +11,10 @@ from __future__ import annotations
 from fastapi import APIRouter, FastAPI
 
 from app.api.errors import install_handlers
-from app.api.routes import auth, concerns, matches, me
+from app.api.routes import auth, channels, concerns, matches, me
 
 router = APIRouter(prefix="/api/v1")
-for _module in (auth, me, concerns, matches):
+for _module in (auth, me, channels, concerns, matches):
     router.include_router(_module.router)
 
 

@@ -92,3 +92,10 @@ class ChannelTestResult(BaseModel):
 
     ok: bool = Field(description="The channel accepted the message.")
     error: str | None = Field(default=None, description="Why it did not, when it did not.")
+
+
+class FeedLinks(BaseModel):
+    """The secret Atom feed URLs (anyone with a link can read the feed; rotate to revoke)."""
+
+    messages: str = Field(description="Atom feed of all the caller's messages.")
+    concerns: dict[int, str] = Field(description="Atom feed of each concern, by concern id.")

@@ -119,6 +119,11 @@ class Settings(BaseSettings):
     twilio_api_base: str = Field(
         "https://api.twilio.com", description="Twilio REST API base URL (a compatible gateway)."
     )
+    push_group_seconds: float = Field(
+        120.0,
+        description="Instant email / SMS / Apprise pushes found within this many seconds go "
+        "out as one message; 0 = each at once.",
+    )
 
     @field_validator("var_dir")
     @classmethod

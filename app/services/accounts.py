@@ -395,7 +395,13 @@ def update_profile(session: Session, user: User, data: ProfileUpdate) -> User:
     for field in ("language", "push_mode"):
         if field in changes and changes[field] is None:
             changes.pop(field)
-    for field in ("email_enabled", "sms_enabled", "webhook_enabled", "digest_when_empty"):
+    for field in (
+        "email_enabled",
+        "sms_enabled",
+        "webhook_enabled",
+        "digest_when_empty",
+        "webhook_batch",
+    ):
         if field in changes and changes[field] is None:
             changes.pop(field)
     user.sqlmodel_update(changes)

@@ -18,6 +18,7 @@ import httpx
 from app.core.config import Settings
 from app.core.resources import data_path
 from push import (
+    AppriseChannel,
     AppriseSms,
     Channel,
     ConsoleSms,
@@ -107,6 +108,11 @@ def webhook_channel(
     settings: Settings, secret: str, *, client: httpx.AsyncClient | None = None
 ) -> WebhookChannel:
     return WebhookChannel(secret=secret, client=client, url_check=url_check(settings))
+
+
+def apprise_channel(settings: Settings) -> AppriseChannel:
+    """Apprise push channels, every endpoint behind the same guard as webhooks."""
+    return AppriseChannel(url_check=url_check(settings))
 
 
 def run_sync(coro: Coroutine[Any, Any, T]) -> T:

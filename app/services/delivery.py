@@ -13,10 +13,14 @@ re-sent with the same Message-ID / webhook-id (derived from the idempotency key)
 receiver can drop a duplicate and nothing is ever lost.
 
 Idempotency keys: ``i:{user}:{channel}:{match}`` (instant), ``d:{user}:email:{local date}``
-(daily digest), ``n:{user}:email:webhook-gone:{date}`` (notice), ``…:r{n}`` (user resend).
-Fresh instant email/SMS rows of one user that are due together (a burst, or quiet hours
-ending) are merged into one message: the lowest id carries every match, the others are parked
-until it finishes and then share its outcome.
+(daily digest), ``s:{user}:{channel}:{concern}`` (first-visit summary),
+``n:{user}:email:webhook-gone:{date}`` (notice), ``…:r{n}`` (user resend); an Apprise
+channel's part is ``apprise-{channel id}`` and its row's target is that id (the URL, which
+may hold a token, stays in ``push_channels``).
+Instant email/SMS/Apprise rows wait for the grouping window (``push_group_seconds``): the
+first of a burst opens it, the rest join it, and fresh rows of one user × channel × target
+that are due together are merged into one message: the lowest id carries every match, the
+others are parked until it finishes and then share its outcome.
 """
 
 from __future__ import annotations
@@ -38,7 +42,7 @@ from sqlmodel import Session, col, select
 from app.core.config import Settings, get_settings
 from app.core.db import session_scope
 from app.core.security import unsign
-from app.models import Concern, Delivery, Match, User, utcnow
+from app.models import APPRISE, Concern, Delivery, Match, PushChannel, Site, User, utcnow
 from app.services import channels, outbox_wake
 from app.services.delivery_compose import (
     UNSUBSCRIBE_SALT,
@@ -63,7 +67,9 @@ logger = logging.getLogger(__name__)
 LEASE = timedelta(minutes=5)
 PARK = timedelta(days=7)
 SEND_CONCURRENCY = 16
-MERGEABLE = ("email", "sms")
+MERGEABLE = ("email", "sms", APPRISE)
+SUMMARY_WAIT = timedelta(minutes=2)
+"""A first-visit summary goes out this long after the last match it lists (at least)."""
 UNSUBSCRIBE_MAX_AGE = 10 * 365 * 86400
 RESEND = re.compile(r":r\d+$")
 _table = Delivery.__table__  # type: ignore[attr-defined]
@@ -123,54 +129,202 @@ def _insert_ignore(session: OrmSession, rows: Sequence[dict[str, Any]]) -> int:
     return inserted
 
 
+def _apprise_channels(session: Session, user_ids: Iterable[int]) -> dict[int, list[PushChannel]]:
+    """The enabled Apprise channels of these users."""
+    out: dict[int, list[PushChannel]] = defaultdict(list)
+    ids = sorted(set(user_ids))
+    for i in range(0, len(ids), 900):
+        q = select(PushChannel).where(
+            col(PushChannel.user_id).in_(ids[i : i + 900]), col(PushChannel.enabled).is_(True)
+        )
+        for ch in session.exec(q.order_by(col(PushChannel.id))):
+            out[ch.user_id].append(ch)
+    return out
+
+
+def _instant_targets(
+    user: User, mode: str, apprise: Sequence[PushChannel]
+) -> list[tuple[str, str, str]]:
+    """``(channel, target, key part)`` of every channel a match of ``mode`` goes to at once.
+
+    The profile's channels follow the concern's (or user's) push mode; an Apprise channel
+    follows its own instant / digest choice unless the concern is off."""
+    out = []
+    if mode in INSTANT_MODES:
+        out = [(c, t, c) for c, t in _targets(user)]
+    if mode != "off":
+        for ch in apprise:
+            if ch.mode in INSTANT_MODES and ch.id is not None:
+                out.append((APPRISE, str(ch.id), f"{APPRISE}-{ch.id}"))
+    return out
+
+
+def _first_visit(session: Session, concerns: dict[int | None, Concern]) -> set[int]:
+    """The concerns whose site is on its first visit since the concern was created."""
+    site_ids = {c.site_id for c in concerns.values() if c.site_id is not None}
+    if not site_ids:
+        return set()
+    sites = {s.id: s for s in session.exec(select(Site).where(col(Site.id).in_(site_ids)))}
+    out = set()
+    for c in concerns.values():
+        site = sites.get(c.site_id)
+        if c.id is None or site is None:
+            continue
+        if site.last_visit_at is None or site.last_visit_at < c.created_at:
+            out.add(c.id)
+    return out
+
+
+def _open_batches(
+    session: Session, user_ids: Iterable[int], now: datetime
+) -> dict[tuple[int, str, str], datetime]:
+    """When each user × channel × target's waiting group of instant pushes goes out."""
+    q = (
+        select(
+            Delivery.user_id, Delivery.channel, Delivery.target, func.max(Delivery.next_attempt_at)
+        )
+        .where(
+            col(Delivery.user_id).in_(sorted(set(user_ids))),
+            col(Delivery.status) == "pending",
+            col(Delivery.kind) == "instant",
+            col(Delivery.attempts) == 0,
+            col(Delivery.channel).in_((*MERGEABLE, "webhook")),
+            col(Delivery.next_attempt_at) > now,
+        )
+        .group_by(col(Delivery.user_id), col(Delivery.channel), col(Delivery.target))
+    )
+    return {(u, c, t): due for u, c, t, due in session.exec(q) if due is not None}
+
+
+def _extend_summary(session: Session, key: str, match_ids: list[int], due: datetime) -> bool:
+    """Add matches to the still-waiting first-visit summary ``key`` (and push its time on);
+    False when it has gone out already (or is being sent)."""
+    row = session.exec(
+        select(Delivery.id, Delivery.match_ids).where(
+            Delivery.idempotency_key == key,
+            col(Delivery.status) == "pending",
+            col(Delivery.attempts) == 0,
+        )
+    ).first()
+    if row is None:
+        return False
+    row_id, ids = row
+    merged = sorted(set(ids or []) | set(match_ids))
+    done = session.connection().execute(
+        update(_table)
+        .where(_table.c.id == row_id, _table.c.status == "pending", _table.c.attempts == 0)
+        .values(match_ids=merged, next_attempt_at=due)
+    )
+    return bool(done.rowcount)
+
+
 def enqueue_for_matches(session: Session, matches: Iterable[Match]) -> int:
     """Write instant deliveries for new matches, inside the caller's (crawl) transaction.
 
-    One row per match × channel the user turned on, when the concern's (or user's) push mode
-    is instant or both; during quiet hours the row waits until they end. Returns rows added.
+    One row per match × channel the match goes to at once (``_instant_targets``); during
+    quiet hours the row waits until they end. Email, SMS and Apprise rows wait for the
+    grouping window (``push_group_seconds``, opened by the first of a burst) so that a burst
+    goes out as one message; webhooks stay one event per match unless the user asked for
+    batches. Matches found by the first visit of a new concern go into one "what is on the
+    site now" summary per channel instead (not webhooks). Returns rows added or extended.
     """
     matches = list(matches)
     if not matches:
         return 0
     session.flush()
     now = utcnow()
+    group = timedelta(seconds=max(0.0, get_settings().push_group_seconds))
+    summary_wait = max(group, SUMMARY_WAIT)
     user_ids = {m.user_id for m in matches}
     users = {u.id: u for u in session.exec(select(User).where(col(User.id).in_(user_ids)))}
     concern_ids = {m.concern_id for m in matches}
     concerns = {
         c.id: c for c in session.exec(select(Concern).where(col(Concern.id).in_(concern_ids)))
     }
+    apprise = _apprise_channels(session, user_ids)
+    first = _first_visit(session, concerns)
+    batches = _open_batches(session, user_ids, now) if group else {}
     rows = []
+    summaries: dict[tuple[int, str, str, str, int], list[int]] = defaultdict(list)
     for m in matches:
         user = users.get(m.user_id)
         if user is None or user.id is None or m.id is None or not user.is_active:
             continue
-        if effective_mode(user, concerns.get(m.concern_id)) not in INSTANT_MODES:
-            continue
-        when = quiet_until(user, now) or now
-        for channel, target in _targets(user):
-            key = f"i:{user.id}:{channel}:{m.id}"
-            rows.append(_row(key, user.id, channel, target, when, match_id=m.id, match_ids=[m.id]))
+        mode = effective_mode(user, concerns.get(m.concern_id))
+        base = quiet_until(user, now) or now
+        for channel, target, part in _instant_targets(user, mode, apprise.get(user.id, [])):
+            if m.concern_id in first and channel != "webhook":
+                summaries[(user.id, channel, target, part, m.concern_id)].append(m.id)
+                continue
+            due = base
+            batched = channel in MERGEABLE or (channel == "webhook" and user.webhook_batch)
+            if group and batched:
+                slot = (user.id, channel, target)
+                due = max(base, batches.get(slot) or base + group)
+                batches[slot] = due
+            key = f"i:{user.id}:{part}:{m.id}"
+            rows.append(_row(key, user.id, channel, target, due, match_id=m.id, match_ids=[m.id]))
+    extended = 0
+    for (uid, channel, target, part, cid), ids in summaries.items():
+        key = f"s:{uid}:{part}:{cid}"
+        due = (quiet_until(users[uid], now) or now) + summary_wait
+        if _extend_summary(session, key, ids, due) or _insert_ignore(
+            session,
+            [_row(key, uid, channel, target, due, kind="summary", match_ids=sorted(ids))],
+        ):
+            extended += 1
+        else:  # the summary went out already: these are ordinary instant pushes
+            for mid in ids:
+                k = f"i:{uid}:{part}:{mid}"
+                rows.append(
+                    _row(k, uid, channel, target, now + group, match_id=mid, match_ids=[mid])
+                )
     added = _insert_ignore(session, rows)
-    logger.info("outbox: %d instant deliveries for %d matches", added, len(matches))
-    return added
+    logger.info(
+        "outbox: %d instant deliveries, %d first-visit summaries for %d matches",
+        added,
+        extended,
+        len(matches),
+    )
+    return added + extended
 
 
 def enqueue_due_digests(now: datetime | None = None) -> int:
-    """Write the daily digest row of every user whose local digest time has passed.
+    """Write the daily digest rows of every user whose local digest time has passed.
 
-    The digest of local date D covers matches created between the digest times of D-1 and D,
-    from concerns in digest or both mode. Nothing is written when there is nothing new, unless
-    the user asked for a "nothing today" mail. Returns the number of rows added.
+    The digest of local date D covers matches created between the digest times of D-1 and D:
+    by email from concerns in digest or both mode, and to each Apprise channel in digest or
+    both mode from every concern that is not off. Nothing is written when there is nothing
+    new, unless the user asked for a "nothing today" mail. Returns the number of rows added.
     """
     now = now or utcnow()
     with session_scope() as session:
+        digest_channels = select(PushChannel.user_id).where(
+            col(PushChannel.enabled).is_(True), col(PushChannel.mode).in_(DIGEST_MODES)
+        )
         users = session.exec(
-            select(User).where(col(User.is_active).is_(True), col(User.email_enabled).is_(True))
+            select(User).where(
+                col(User.is_active).is_(True),
+                col(User.email_enabled).is_(True) | col(User.id).in_(digest_channels),
+            )
         ).all()
         due = {u.id: due_digest(u, now) for u in users if u.id is not None}
         if not due:
             return 0
+        apprise = {
+            uid: [c for c in chs if c.mode in DIGEST_MODES]
+            for uid, chs in _apprise_channels(session, due).items()
+        }
+
+        def targets(user: User) -> list[tuple[str, str, str]]:
+            assert user.id is not None
+            out = [("email", user.email, "email")] if user.email_enabled else []
+            out += [(APPRISE, str(c.id), f"{APPRISE}-{c.id}") for c in apprise.get(user.id, [])]
+            return out
+
+        def key(uid: int, part: str) -> str:
+            return f"d:{uid}:{part}:{due[uid][0].isoformat()}"
+
         dates = {d.isoformat() for d, _, _ in due.values()}
         existing = set(
             session.exec(
@@ -179,11 +333,11 @@ def enqueue_due_digests(now: datetime | None = None) -> int:
                 )
             ).all()
         )
-
-        def key(uid: int) -> str:
-            return f"d:{uid}:email:{due[uid][0].isoformat()}"
-
-        todo = [u for u in users if u.id is not None and key(u.id) not in existing]
+        todo = [
+            u
+            for u in users
+            if u.id is not None and any(key(u.id, p) not in existing for _, _, p in targets(u))
+        ]
         if not todo:
             return 0
         # users sharing a window (same timezone and digest time) are queried together
@@ -211,25 +365,28 @@ def enqueue_due_digests(now: datetime | None = None) -> int:
         for user in todo:
             assert user.id is not None
             day = due[user.id][0]
-            picked = [
-                mid
-                for mid, mode in by_user.get(user.id, [])
-                if (mode or user.push_mode) in DIGEST_MODES
-            ]
-            if not picked and not (user.digest_when_empty and user.push_mode in DIGEST_MODES):
-                continue
-            rows.append(
-                _row(
-                    key(user.id),
-                    user.id,
-                    "email",
-                    user.email,
-                    now,
-                    kind="digest",
-                    digest_date=day.isoformat(),
-                    match_ids=sorted(picked),
+            found = by_user.get(user.id, [])
+            for channel, target, part in targets(user):
+                if channel == "email":
+                    picked = [m for m, mode in found if (mode or user.push_mode) in DIGEST_MODES]
+                    empty_ok = user.digest_when_empty and user.push_mode in DIGEST_MODES
+                else:
+                    picked = [m for m, mode in found if (mode or user.push_mode) != "off"]
+                    empty_ok = user.digest_when_empty
+                if not picked and not empty_ok:
+                    continue
+                rows.append(
+                    _row(
+                        key(user.id, part),
+                        user.id,
+                        channel,
+                        target,
+                        now,
+                        kind="digest",
+                        digest_date=day.isoformat(),
+                        match_ids=sorted(picked),
+                    )
                 )
-            )
         added = _insert_ignore(session, rows)
     logger.info("outbox: %d digests due", added)
     return added
@@ -275,17 +432,33 @@ def _claim(limit: int, now: datetime) -> list[Delivery]:
 
 
 def _merge(session: Session, rows: list[Delivery], now: datetime) -> list[Delivery]:
-    """Merge fresh instant email/SMS rows of one user × channel into the lowest-id row.
+    """Merge fresh instant email/SMS/Apprise rows (and webhook rows of users who asked for
+    batches) of one user × channel × target into the lowest-id row.
 
     Only rows never tried before are merged (a row already sent once must keep its content,
     since its Message-ID is fixed), and user resends are never merged.
     """
-    groups: dict[tuple[int, str], list[Delivery]] = defaultdict(list)
+    groups: dict[tuple[int, str, str], list[Delivery]] = defaultdict(list)
     keep: list[Delivery] = []
+    hook_users = {r.user_id for r in rows if r.channel == "webhook" and r.kind == "instant"}
+    batching = (
+        set(
+            session.exec(
+                select(User.id).where(
+                    col(User.id).in_(hook_users), col(User.webhook_batch).is_(True)
+                )
+            ).all()
+        )
+        if hook_users
+        else set()
+    )
     for row in rows:
         fresh = row.attempts == 1 and not RESEND.search(row.idempotency_key)
-        if row.kind == "instant" and row.channel in MERGEABLE and fresh:
-            groups[(row.user_id, row.channel)].append(row)
+        mergeable = row.channel in MERGEABLE or (
+            row.channel == "webhook" and row.user_id in batching
+        )
+        if row.kind == "instant" and mergeable and fresh:
+            groups[(row.user_id, row.channel, row.target)].append(row)
         else:
             keep.append(row)
     for group in groups.values():
@@ -305,12 +478,19 @@ def _merge(session: Session, rows: list[Delivery], now: datetime) -> list[Delive
     return keep
 
 
-def _wanted(row: Delivery, user: User | None) -> str | None:
+def _wanted(
+    row: Delivery, user: User | None, apprise: dict[int, PushChannel] | None = None
+) -> str | None:
     """Why the row must not be sent any more (the user changed their settings), or None."""
     if user is None or not user.is_active:
         return "user is gone or inactive"
-    if row.kind not in ("instant", "digest"):
+    if row.kind not in ("instant", "digest", "summary"):
         return None
+    if row.channel == APPRISE:
+        ch = (apprise or {}).get(int(row.target)) if row.target.isdigit() else None
+        if ch is None or ch.user_id != user.id:
+            return "push channel removed by the user"
+        return None if ch.enabled else "push channel turned off by the user"
     if row.channel == "email" and not user.email_enabled:
         return "email turned off by the user"
     if row.channel == "webhook" and (not user.webhook_enabled or user.webhook_disabled_at):
@@ -323,7 +503,9 @@ def _wanted(row: Delivery, user: User | None) -> str | None:
 async def _send_all(
     settings: Settings, jobs: list[tuple[Delivery, Message, str | None]]
 ) -> dict[int, DeliveryResult]:
-    """Send every (row, message, webhook secret) concurrently; never raises."""
+    """Send every (row, message, extra) concurrently; never raises. ``extra`` is the
+    webhook's signing secret, or the Apprise channel's URL (sent to instead of the row's
+    target, which names the channel by id so that no token sits in the outbox)."""
     results: dict[int, DeliveryResult] = {}
     gate = asyncio.Semaphore(SEND_CONCURRENCY)
     async with AsyncExitStack() as stack:
@@ -334,7 +516,9 @@ async def _send_all(
             name = f"webhook:{secret}" if row.channel == "webhook" else row.channel
             if name not in cache:
                 try:
-                    if row.channel == "email":
+                    if row.channel == APPRISE:
+                        cache[name] = channels.apprise_channel(settings)
+                    elif row.channel == "email":
                         email = channels.email_channel(settings)
                         cache[name] = await stack.enter_async_context(email)
                     elif row.channel == "sms":
@@ -355,7 +539,8 @@ async def _send_all(
             async with gate:
                 try:
                     channel = await channel_for(row, secret)
-                    results[row.id] = await channel.send(message, row.target)
+                    target = (secret or "") if row.channel == APPRISE else row.target
+                    results[row.id] = await channel.send(message, target)
                 except channels.ChannelNotConfigured as exc:
                     logger.warning("delivery %s not sent: %s", row.id, exc)
                     results[row.id] = DeliveryResult(ok=False, error=str(exc)[:500])
@@ -376,10 +561,16 @@ def _compose(
     with session_scope() as session:
         loaded = load(session, rows)
         composer = Composer(settings, loaded)
+        apprise_ids = {int(r.target) for r in rows if r.channel == APPRISE and r.target.isdigit()}
+        apprise = {
+            ch.id: ch
+            for ch in session.exec(select(PushChannel).where(col(PushChannel.id).in_(apprise_ids)))
+            if ch.id is not None
+        }
         for row in rows:
             assert row.id is not None
             user = loaded.users.get(row.user_id)
-            reason = _wanted(row, user)
+            reason = _wanted(row, user, apprise)
             if reason is None:
                 try:
                     message = composer.compose(row)
@@ -394,6 +585,8 @@ def _compose(
             secret = None
             if row.channel == "webhook" and user is not None:
                 secret = _webhook_secret(session, user)
+            elif row.channel == APPRISE:
+                secret = apprise[int(row.target)].url
             jobs.append((row, message, secret))
     return jobs, dropped
 

@@ -17,7 +17,7 @@ from sqlmodel import Session, col, select
 
 from app.core.config import Settings
 from app.core.security import sign
-from app.models import Concern, Delivery, Match, User
+from app.models import APPRISE, Concern, Delivery, Match, User
 from app.services.channels import renderer
 from push import (
     DigestItem,
@@ -35,6 +35,8 @@ logger = logging.getLogger(__name__)
 
 UNSUBSCRIBE_SALT = "unsubscribe"
 SNIPPET_CHARS = 240
+APPRISE_MAX_ITEMS = 20
+"""A chat message lists at most this many pages (the rest: "N more" and the dashboard)."""
 
 
 def unsubscribe_token(secret_key: str, user_id: int) -> str:
@@ -162,11 +164,20 @@ class Composer:
             )
             return Message(subject=r.subject, text=r.text, html=r.html, id=mid)
         items = self.items(row, lang)
+        if row.channel == APPRISE:
+            return self._apprise(row, user, lang, items, mid)
         if row.kind == "digest":
             return self._digest(row, user, lang, items, mid)
         if not items:
             return None
+        if row.kind == "summary":
+            label = concern_label(self.loaded.concerns.get(items[0].concern_id))
+            if row.channel == "sms":
+                return self._sms_summary(items, mid, lang, label)
+            return self._email("summary", user, lang, mid, items=items, concern=label)
         if row.channel == "webhook":
+            if len(items) > 1:
+                return self._webhook_batch(items, mid)
             return self._webhook(items, mid, user)
         if row.channel == "sms":
             return self._sms(items, mid, lang)
@@ -193,6 +204,27 @@ class Composer:
         digest = build_digest(items)
         return self._email("digest", user, lang, mid, digest=digest, date=row.digest_date or "")
 
+    def _match_data(self, item: DigestItem) -> dict[str, object]:
+        m = self.loaded.matches[item.match_id]
+        return {
+            "match_id": m.id,
+            "concern_id": m.concern_id,
+            "title": m.title,
+            "url": m.url,
+            "snippet": m.snippet,
+            "score": m.score,
+            "matched_keywords": list(m.matched_keywords),
+            "why": item.why,
+            "created_at": m.created_at.isoformat(),
+        }
+
+    def _webhook_batch(self, items: list[DigestItem], mid: str) -> Message:
+        """``match.batch``: the matches of one grouping window, oldest first."""
+        matches = [self._match_data(i) for i in reversed(items)]
+        data = {"id": mid, "matches": matches, "dashboard_url": f"{self.base}/"}
+        subject = f"{len(items)} matches"
+        return Message(subject=subject, text=subject, id=mid, data=envelope("match.batch", data))
+
     def _webhook(self, items: Iterable[DigestItem], mid: str, user: User) -> Message:
         item = next(iter(items))
         m = self.loaded.matches[item.match_id]
@@ -213,6 +245,45 @@ class Composer:
             subject=item.title, text=item.url, id=mid, data=envelope("match.created", data)
         )
 
+    def _apprise(
+        self, row: Delivery, user: User, lang: str, items: list[DigestItem], mid: str
+    ) -> Message | None:
+        """A chat / push message: a title and plain-text lines (title, link, why-line)."""
+        zh = lang == "zh"
+        if not items and not (row.kind == "digest" and user.digest_when_empty):
+            return None
+        if row.kind == "digest":
+            date = row.digest_date or ""
+            title = (
+                f"及时推 {date} 每日摘要：{len(items)} 条新内容"
+                if zh
+                else f"Timely Push digest for {date}: {len(items)} new"
+            )
+            if not items:
+                title = (
+                    f"及时推 {date}：今天没有新内容" if zh else f"Timely Push {date}: nothing new"
+                )
+        elif row.kind == "summary":
+            label = concern_label(self.loaded.concerns.get(items[0].concern_id))
+            title = (
+                f"及时推：{label} 现有 {len(items)} 条相关内容"
+                if zh
+                else f"Timely Push: {label} has {len(items)} relevant pages now"
+            )
+        elif len(items) == 1:
+            title = items[0].title
+        else:
+            title = (
+                f"及时推：{len(items)} 条新内容" if zh else f"Timely Push: {len(items)} new matches"
+            )
+        shown = items[:APPRISE_MAX_ITEMS]
+        lines = [f"{i.title}\n{i.url}\n{i.why}" for i in shown]
+        more = len(items) - len(shown)
+        if more > 0:
+            lines.append(f"还有 {more} 条" if zh else f"{more} more")
+        lines.append(("控制台：" if zh else "Dashboard: ") + f"{self.base}/")
+        return Message(subject=title, text="\n\n".join(lines), id=mid)
+
     def _sms(self, items: list[DigestItem], mid: str, lang: str) -> Message:
         brand = "【及时推】" if lang == "zh" else "Timely Push: "
         if len(items) == 1:
@@ -224,6 +295,13 @@ class Composer:
             text = brand + head + sep.join(i.title for i in items)
             link = f"{self.base}/"
         return Message(subject=text, text=fit_sms(text, link), id=mid)
+
+    def _sms_summary(self, items: list[DigestItem], mid: str, lang: str, label: str) -> Message:
+        if lang == "zh":
+            text = f"【及时推】{label} 现有 {len(items)} 条相关内容"
+        else:
+            text = f"Timely Push: {label} has {len(items)} relevant pages now"
+        return Message(subject=text, text=fit_sms(text, f"{self.base}/"), id=mid)
 
 
 def test_message(settings: Settings, channel: str, lang: str) -> Message:
@@ -237,4 +315,6 @@ def test_message(settings: Settings, channel: str, lang: str) -> Message:
         return Message(subject=r.subject, text=r.text, id=mid, data=data)
     if channel == "sms":
         return Message(subject=r.subject, text=fit_sms(r.text), id=mid)
+    if channel == APPRISE:
+        return Message(subject=r.subject, text=r.text.strip(), id=mid)
     return Message(subject=r.subject, text=r.text, html=r.html, id=mid)

@@ -1,6 +1,7 @@
 """Profile and settings: email, phone, time zone, language, push preferences (channels,
 instant / daily digest / both, quiet hours), webhook URL and its signing secret (shown once,
-rotatable), API tokens (list, revoke).
+rotatable), Apprise push channels (add, instant / digest, test, remove), the secret Atom feed
+links (rotatable), API tokens (list, revoke).
 """
 
 from __future__ import annotations
@@ -12,8 +13,16 @@ from fastapi.responses import Response
 from starlette.concurrency import run_in_threadpool
 
 from app.core.config import get_settings
-from app.models import CHANNELS, PUSH_MODES, ProfileUpdate, User
-from app.services import accounts, delivery
+from app.models import (
+    CHANNEL_MODES,
+    CHANNELS,
+    PUSH_MODES,
+    ProfileUpdate,
+    PushChannelCreate,
+    PushChannelUpdate,
+    User,
+)
+from app.services import accounts, concerns, delivery, feed, push_channels
 from app.services.errors import NotFound, ServiceError
 from app.web.csrf import csrf_protect
 from app.web.forms import errors_for, kept, message, read_form
@@ -36,7 +45,11 @@ FIELDS = (
     "quiet_start",
     "quiet_end",
     "webhook_url",
+    "channel_name",
+    "channel_url",
+    "channel_mode",
 )
+CHANNEL_FIELDS = {"url": "channel_url", "name": "channel_name", "mode": "channel_mode"}
 TIMEZONES = (
     "Asia/Shanghai",
     "Asia/Hong_Kong",
@@ -71,6 +84,17 @@ def _page(
     zones = list(TIMEZONES)
     if user.timezone not in zones:
         zones.insert(0, user.timezone)
+    settings = get_settings()
+    feeds: list[tuple[str, str]] = []
+    if user.feed_token:
+        feeds = [
+            (
+                c.seed_url + " · " + ", ".join(c.keywords[:5]),
+                feed.feed_url(settings, user.feed_token, c.id),
+            )
+            for c in concerns.list_concerns(db, user)
+            if c.id is not None
+        ]
     return render(
         request,
         "settings.html",
@@ -81,6 +105,10 @@ def _page(
             "tokens": accounts.list_tokens(db, user),
             "timezones": zones,
             "push_modes": PUSH_MODES,
+            "channels": [push_channels.public(c) for c in push_channels.list_channels(db, user)],
+            "channel_modes": CHANNEL_MODES,
+            "feed_url": feed.feed_url(settings, user.feed_token) if user.feed_token else None,
+            "concern_feeds": feeds,
         },
         user=user,
         status_code=status,
@@ -143,6 +171,7 @@ async def save_push(request: Request, db: Db, user: CurrentUser) -> Response:
         sms_enabled=bool(values.get("sms_enabled")),
         webhook_enabled=bool(values.get("webhook_enabled")),
         digest_when_empty=bool(values.get("digest_when_empty")),
+        webhook_batch=bool(values.get("webhook_batch")),
     )
     return await _update(request, db, user, data, values, "Push preferences saved.")
 
@@ -210,3 +239,81 @@ def revoke_token(request: Request, db: Db, user: CurrentUser, token_id: int) -> 
         raise PageNotFound from exc
     flash(request, "Token revoked.", "info")
     return redirect("/settings")
+
+
+@router.post("/channels")
+async def add_channel(request: Request, db: Db, user: CurrentUser) -> Response:
+    """Add an Apprise push channel after the URL guard has checked where it sends."""
+    values = await read_form(request)
+    data = PushChannelCreate(
+        name=values.get("channel_name", "")[:100],
+        url=values.get("channel_url", "")[:2048],
+        mode=values.get("channel_mode", "instant"),
+    )
+    try:
+        await run_in_threadpool(push_channels.add_channel, db, get_settings(), user, data)
+        db.commit()
+    except ServiceError as exc:
+        db.rollback()
+        errors = errors_for(request, user, exc, fields=FIELDS, aliases=CHANNEL_FIELDS)
+        return _page(request, db, user, form=kept(values), errors=errors, status=exc.status)
+    flash(request, "Push channel added.", "success")
+    return redirect("/settings#channels")
+
+
+@router.post("/channels/{channel_id}/mode")
+async def channel_mode(request: Request, db: Db, user: CurrentUser, channel_id: int) -> Response:
+    values = await read_form(request)
+    data = PushChannelUpdate(mode=values.get("mode", ""), enabled=bool(values.get("enabled")))
+    try:
+        push_channels.update_channel(db, user, channel_id, data)
+        db.commit()
+    except NotFound as exc:
+        raise PageNotFound from exc
+    except ServiceError as exc:
+        db.rollback()
+        errors = errors_for(request, user, exc, fields=FIELDS, aliases=CHANNEL_FIELDS)
+        return _page(request, db, user, errors=errors, status=exc.status)
+    flash(request, "Push channel saved.", "success")
+    return redirect("/settings#channels")
+
+
+@router.post("/channels/{channel_id}/delete")
+def remove_channel(request: Request, db: Db, user: CurrentUser, channel_id: int) -> Response:
+    try:
+        push_channels.remove_channel(db, user, channel_id)
+        db.commit()
+    except NotFound as exc:
+        raise PageNotFound from exc
+    flash(request, "Push channel removed.", "info")
+    return redirect("/settings#channels")
+
+
+@router.post("/channels/{channel_id}/test")
+async def test_push_channel(
+    request: Request, db: Db, user: CurrentUser, channel_id: int
+) -> Response:
+    try:
+        channel = push_channels.get_channel(db, user, channel_id)
+    except NotFound as exc:
+        raise PageNotFound from exc
+    result = await run_in_threadpool(push_channels.test_channel, get_settings(), user, channel)
+    if result.ok:
+        flash(request, "Test message sent.", "success")
+    else:
+        flash(request, "The test failed: {error}", "error", error=result.error or "")
+    return redirect("/settings#channels")
+
+
+@router.post("/feed/rotate")
+def rotate_feed(request: Request, db: Db, user: CurrentUser) -> Response:
+    """Create the feed links, or replace them: the old links stop working."""
+    had = bool(user.feed_token)
+    feed.rotate_feed_token(db, user)
+    db.commit()
+    flash(
+        request,
+        "New feed links made; the old ones no longer work." if had else "Feed links made.",
+        "success",
+    )
+    return redirect("/settings#feeds")

@@ -39,6 +39,8 @@ def push_env(monkeypatch: pytest.MonkeyPatch, settings_env: None, sink: SmtpSink
     monkeypatch.setenv("TIMELYPUSH_SMTP_FROM", "及时推 <push@example.org>")
     monkeypatch.setenv("TIMELYPUSH_URL_ALLOWLIST", "127.0.0.1")
     monkeypatch.setenv("TIMELYPUSH_BASE_URL", "http://testserver")
+    # each push at once; the grouping tests set their own window
+    monkeypatch.setenv("TIMELYPUSH_PUSH_GROUP_SECONDS", "0")
     get_settings.cache_clear()
     return sink
 

@@ -127,6 +127,10 @@ class Received:
         return json.loads(self.body)
 
 
+class _Server(ThreadingHTTPServer):
+    request_queue_size = 128  # the outbox sends up to 16 at once; the default backlog is 5
+
+
 @dataclass
 class HttpReceiver:
     """A ThreadingHTTPServer on 127.0.0.1:0 answering POSTs with queued status codes.
@@ -162,7 +166,7 @@ class HttpReceiver:
                 return
 
         self.lock = threading.Lock()
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server = _Server(("127.0.0.1", 0), Handler)
         self.server.daemon_threads = True
         self.thread = threading.Thread(target=self.server.serve_forever, args=(0.05,), daemon=True)
         self.thread.start()
