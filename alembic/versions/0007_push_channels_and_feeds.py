@@ -1,7 +1,7 @@
 """Apprise push channels, the secret Atom feed token, batched webhooks on request
 
 Revision ID: 0007
-Revises: 0002
+Revises: 0003
 Create Date: 2026-11-23 06:30:00
 """
 from collections.abc import Sequence
@@ -14,7 +14,7 @@ import app.models
 
 
 revision: str = '0007'
-down_revision: str | None = '0002'
+down_revision: str | None = '0003'
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 

@@ -237,7 +237,7 @@ async def _run(
                 if out is not None:
                     out.write(json.dumps(event.to_json(), ensure_ascii=False) + "\n")
                     out.flush()
-                if plain is not None:
+                if plain is not None and not event.final:
                     plain.update(matched, errors)
                 progress.update(task, advance=int(not event.final), matched=matched, errors=errors)
     if seed_errors and not seed_ok:
