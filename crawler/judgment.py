@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import functools
 import math
+import re
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -62,7 +63,7 @@ JUDGE_DEFAULTS: dict[str, float] = {
     "threshold": 0.65,
     "min_positives": 4,
     "min_items": 15,
-    "max_df": 0.15,
+    "max_df": 1.0,
     "warm_items": 150,
     "body_chars": 8000,
     "w_title": 3.0,
@@ -113,6 +114,20 @@ def _stem_phrase(term: str) -> str:
     return " ".join(stem(w) for w in norm.split()) if norm.isascii() else norm
 
 
+_TITLE_PARTS = re.compile(r"\s+[|\-–—·:]\s+|\s*[_｜|–—]\s*")
+
+
+def headline(title: str) -> tuple[str, str]:
+    """(headline, the rest): a title's longest part between separators such as ``_`` ``|``
+    `` - `` is its headline; the others are section and site names (``…_体育_新浪网``,
+    ``… | Sport | The Herald``)."""
+    parts = [p.strip() for p in _TITLE_PARTS.split(title) if p.strip()]
+    if len(parts) < 2:
+        return title, ""
+    head = max(parts, key=len)
+    return head, " ".join(p for p in parts if p is not head)
+
+
 @dataclass(slots=True)
 class PageTokens:
     """A page's words, segmented once and shared by every reader of the page."""
@@ -122,6 +137,9 @@ class PageTokens:
     description: list[str]
     body: list[str]
     anchor: list[str] = field(default_factory=list)
+    headline: list[str] | None = None
+    """The title without its section / site suffix (None: the whole title)."""
+    suffix: list[str] = field(default_factory=list)
 
 
 def page_tokens(page: Page, *, body_chars: int = 8000, anchor: str = "") -> PageTokens:
@@ -129,12 +147,15 @@ def page_tokens(page: Page, *, body_chars: int = 8000, anchor: str = "") -> Page
     cached = page.tokens
     if isinstance(cached, PageTokens):
         return cached
+    head, rest = headline(page.title)
     tokens = PageTokens(
         textmod.tokenize(page.title),
         textmod.tokenize(page.meta_keywords),
         textmod.tokenize(page.description),
         textmod.tokenize(page.text[:body_chars]),
         textmod.tokenize(anchor),
+        textmod.tokenize(head) if rest else None,
+        textmod.tokenize(rest),
     )
     page.tokens = tokens
     return tokens
@@ -254,6 +275,14 @@ class _Model:
                 out.setdefault(term, value)
         return cls(out, float(b))
 
+    @classmethod
+    def mean(cls, models: Sequence[_Model]) -> _Model:
+        weights: dict[str, float] = {}
+        for model in models:
+            for term, w in model.weights.items():
+                weights[term] = weights.get(term, 0.0) + w / len(models)
+        return cls(weights, sum(m.bias for m in models) / len(models))
+
     def pruned(self, keep: int) -> _Model:
         if len(self.weights) <= keep:
             return self
@@ -262,19 +291,36 @@ class _Model:
 
 
 def _platt(scores: Sequence[float], labels: Sequence[float]) -> tuple[float, float]:
-    """(a, m) with P(label | score) = sigmoid(a · (score − m)), by Newton's method."""
+    """(a, m) with P(label | score) = sigmoid(a · (score − m)): Platt's method, with his
+    smoothed targets so that separable scores do not send ``a`` to infinity."""
     z = np.asarray(scores, dtype=np.float64)
     y = np.asarray(labels, dtype=np.float64)
+    n_pos, n_neg = float(y.sum()), float(len(y) - y.sum())
+    t = np.where(y > 0, (n_pos + 1) / (n_pos + 2), 1 / (n_neg + 2))
+
+    def loss(a: float, b: float) -> float:
+        m = a * z + b
+        return float(np.sum(np.logaddexp(0.0, m) - t * m))
+
     a, b = 1.0, 0.0
-    for _ in range(50):
+    current = loss(a, b)
+    for _ in range(100):
         p = 1.0 / (1.0 + np.exp(-np.clip(a * z + b, -30, 30)))
-        r = p * (1 - p) + 1e-9
-        g = np.array([np.sum((p - y) * z), np.sum(p - y)])
+        r = p * (1 - p) + 1e-12
+        g = np.array([np.sum((p - t) * z), np.sum(p - t)])
         h = np.array([[np.sum(r * z * z), np.sum(r * z)], [np.sum(r * z), np.sum(r)]])
-        h += np.eye(2) * 1e-6
-        step = np.linalg.solve(h, g)
-        a, b = a - step[0], b - step[1]
-        if abs(step[0]) + abs(step[1]) < 1e-8:
+        step = np.linalg.solve(h + np.eye(2) * 1e-6, g)
+        size = 1.0
+        while size > 1e-6:  # backtracking: Newton's full step can overshoot
+            na, nb = a - size * step[0], b - size * step[1]
+            trial = loss(na, nb)
+            if trial <= current:
+                break
+            size /= 2
+        else:
+            break
+        a, b, previous, current = na, nb, current, trial
+        if previous - current < 1e-10:
             break
     a = max(float(a), 1e-3)
     return a, -float(b) / a
@@ -324,6 +370,7 @@ class Judge:
         self.seen: list[_Seen] = []
         self._by_url: dict[str, _Seen] = {}
         self._fitted_at = 0
+        self._final = False
         self.held: dict[str, float] = {}
         self.chrome: set[str] = set()
         self.mid = float(state.get("mid", 0.0)) if state else 0.0
@@ -339,7 +386,8 @@ class Judge:
         p = self.params
         counts: dict[str, float] = {}
         for toks, w in (
-            (tokens.title, p["w_title"]),
+            (tokens.title if tokens.headline is None else tokens.headline, p["w_title"]),
+            (tokens.suffix, p["w_body"]),
             (tokens.meta, p["w_meta"]),
             (tokens.description, p["w_meta"]),
             (tokens.anchor, p["w_anchor"]),
@@ -399,7 +447,7 @@ class Judge:
     def warm(self) -> bool:
         """The model has learned enough to judge pages without literal evidence."""
         return self.model is not None and (
-            self.prior is not None or self._fitted_at >= self.params["warm_items"]
+            self.prior is not None or self._final or self._fitted_at >= self.params["warm_items"]
         )
 
     def judge(self, page: Page, *, anchor: str = "", observe: bool = True) -> Judgment:
@@ -518,13 +566,22 @@ class Judge:
         weights = [w / pos_w if y > 0 else w / unl_w for w, y in zip(weights, labels, strict=True)]
         fit = functools.partial(_Model.fit, l2=p["l2"], epochs=int(p["epochs"]), prior=self.prior)
         held: list[float] = [0.0] * len(rows)
+        # two folds, stratified: every other positive and every other unlabelled page
+        folds = [0] * len(rows)
+        turn = {0.0: 0, 1.0: 0}
+        for i, y in enumerate(labels):
+            folds[i] = turn[y]
+            turn[y] ^= 1
+        models = []
         for fold in (0, 1):
-            train = [i for i in range(len(rows)) if i % 2 != fold]
+            train = [i for i in range(len(rows)) if folds[i] != fold]
             model = fit(
                 [rows[i] for i in train], [labels[i] for i in train], [weights[i] for i in train]
             )
-            for i in range(fold, len(rows), 2):
-                held[i] = model.logit(rows[i])
+            models.append(model)
+            for i in range(len(rows)):
+                if folds[i] == fold:
+                    held[i] = model.logit(rows[i])
         # Platt scaling of the held-out scores to P(labelled | page), then Elkan & Noto:
         # P(relevant | page) = P(labelled | page) / c, c = mean P(labelled) of the labelled
         self.scale, self.mid = _platt(held, labels)
@@ -532,7 +589,9 @@ class Judge:
         labelled = [calibrated[i] for i in range(len(rows)) if labels[i] > 0]
         self.c = min(1.0, max(0.02, sum(labelled) / len(labelled)))
         self.held = {s.url: held[i] for i, s in enumerate(items)}
-        self.model = fit(rows, labels, weights).pruned(int(p["max_weights"]))
+        # new pages are scored by the mean of the two fold models: the scale the calibration
+        # was fitted on (a model trained on everything is more confident than its folds)
+        self.model = _Model.mean(models).pruned(int(p["max_weights"]))
         self._fitted_at = len(self.seen)
 
     def _without_chrome(self, rows: list[Mapping[str, float]]) -> list[Mapping[str, float]]:
@@ -553,6 +612,7 @@ class Judge:
         """
         if len(self.seen) > self._fitted_at:
             self._refit()
+        self._final = True
         out = []
         for seen in self.seen:
             if seen.pushed:

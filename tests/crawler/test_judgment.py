@@ -1,0 +1,207 @@
+"""The judgment model (crawler/judgment.py): what is pushed, and why."""
+
+from __future__ import annotations
+
+import json
+import random
+
+from crawler import Example, Judge, Page, TopicProfile
+
+FOOTBALL = [
+    "中超",
+    "国安",
+    "申花",
+    "恒大",
+    "射门",
+    "进球",
+    "门将",
+    "点球",
+    "联赛",
+    "球迷",
+    "主帅",
+    "角球",
+]
+OTHER = [
+    ["股市", "基金", "银行", "利率", "上涨", "投资者", "指数", "债券"],
+    ["天气", "降雨", "气温", "台风", "预警", "冷空气", "大风", "降温"],
+    ["电影", "票房", "导演", "演员", "首映", "影院", "剧情", "观众"],
+]
+FILLER = "记者获悉，相关情况仍在进一步了解之中。据了解，此事在网上引发了不少讨论。"
+
+
+def article(i: int, words: list[str], rng: random.Random, *, say: str = "") -> Page:
+    title_words = rng.sample(words, 3)
+    if say:
+        title_words.insert(1, say)
+    body = "".join(
+        f"{a}和{b}成为焦点，{c}备受关注。" for a, b, c in (rng.sample(words, 3) for _ in range(4))
+    )
+    url = f"http://news.example.cn/2024/0601/a{i:06d}.html"
+    return Page(url, url, 200, title="，".join(title_words), text=body + FILLER, kind="item")
+
+
+def visit(rng: random.Random, n: int = 60) -> list[Page]:
+    """A site visit: a third football (half of it saying 足球), the rest three other topics."""
+    pages = []
+    for i in range(n):
+        if i % 3 == 0:
+            pages.append(article(i, FOOTBALL, rng, say="足球" if i % 2 == 0 else ""))
+        else:
+            pages.append(article(i, OTHER[i % len(OTHER)], rng))
+    return pages
+
+
+def profile() -> TopicProfile:
+    return TopicProfile.from_keywords("足球")
+
+
+def zhongchao(i: int = 900) -> Page:
+    url = f"http://news.example.cn/2024/0602/a{i:06d}.html"
+    return Page(
+        url,
+        url,
+        200,
+        title="中超第十轮：国安主场战胜申花",
+        text="国安和申花的比赛中，门将扑出点球，球迷为进球欢呼。主帅赛后表示联赛还很长。" + FILLER,
+        kind="item",
+    )
+
+
+def test_a_page_about_zhongchao_that_never_says_football_is_pushed_once_the_visit_taught_it() -> (
+    None
+):
+    judge = Judge(profile())
+    for page in visit(random.Random(1), 150):
+        judge.judge(page)
+    judge.finish()
+    judgment = judge.judge(zhongchao())
+    assert "足球" not in zhongchao().title + zhongchao().text
+    assert judgment.relevant and judgment.probability >= judgment.threshold
+    expl = judgment.explanation
+    assert expl["hits"] == []  # no literal keyword …
+    assert set(expl["learned"]) & set(FOOTBALL)  # … learned words carried it, and it says so
+    assert expl["kind"] == "item" and expl["model_warm"]
+
+
+def test_one_mention_in_passing_among_unrelated_topics_is_not_pushed() -> None:
+    judge = Judge(profile())
+    rng = random.Random(2)
+    for page in visit(rng):
+        judge.judge(page)
+    judge.finish()
+    url = "http://news.example.cn/2024/0603/a999999.html"
+    words = OTHER[0] + OTHER[1]
+    body = "".join(
+        f"{a}、{b}和{c}仍是本周焦点。" for a, b, c in (rng.sample(words, 3) for _ in range(20))
+    )
+    passing = Page(
+        url,
+        url,
+        200,
+        title="本周财经与天气要闻汇总",
+        text=body[:200] + "另外，周末还有一场足球友谊赛。" + body[200:],
+        kind="item",
+    )
+    judgment = judge.judge(passing)
+    assert judgment.explanation["hits"] == [
+        {"term": "足球", "weight": 1.0, "learned": False, "where": {"body": 1}}
+    ]
+    assert not judgment.relevant
+
+
+def test_a_hub_is_never_pushed_however_on_topic() -> None:
+    judge = Judge(profile())
+    url = "http://news.example.cn/football/"
+    hub = Page(url, url, 200, title="足球频道 足球新闻 足球直播", text="足球", kind="hub")
+    judgment = judge.judge(hub)
+    assert judgment.probability >= 0.9 and not judgment.relevant and judgment.kind == "hub"
+    assert judge.finish() == []
+
+
+def test_an_item_fetched_before_any_evidence_is_pushed_at_the_end_of_the_visit_and_only_once() -> (
+    None
+):
+    judge = Judge(profile())
+    first = zhongchao(1)
+    early = judge.judge(first)
+    assert not early.relevant and early.provisional  # nothing learned yet: no literal keyword
+    for page in visit(random.Random(3)):
+        judge.judge(page)
+    pushed_now = dict(judge.finish())
+    assert first.url in pushed_now and pushed_now[first.url].relevant
+    assert first.url not in dict(judge.finish())  # never twice
+
+
+def test_feedback_on_a_class_of_pages_lowers_their_probability_on_the_next_visit() -> None:
+    pages = visit(random.Random(4))
+    before = Judge(profile())
+    for page in pages:
+        before.judge(page)
+    before.finish()
+    state = json.loads(json.dumps(before.state()))  # persisted as JSON between visits
+    thumbs_down = [Example("国安 申花 球迷 门将", "国安和申花的球迷讨论门将。", False)] * 3
+    plain = Judge(profile(), state=state)
+    taught = Judge(profile(), state=state, feedback=thumbs_down)
+    for judge in (plain, taught):
+        for page in visit(random.Random(5)):
+            judge.judge(page)
+        judge.finish()
+    p_plain = plain.judge(zhongchao(), observe=False).probability
+    p_taught = taught.judge(zhongchao(), observe=False).probability
+    assert p_taught < p_plain
+    assert taught.judge(zhongchao(), observe=False).explanation["feedback"] == 3
+
+
+def test_the_model_state_survives_a_restart() -> None:
+    judge = Judge(profile())
+    for page in visit(random.Random(6)):
+        judge.judge(page)
+    judge.finish()
+    restored = Judge(profile(), state=json.loads(json.dumps(judge.state())))
+    a = judge.judge(zhongchao(), observe=False).probability
+    b = restored.judge(zhongchao(), observe=False).probability
+    assert abs(a - b) < 0.01 and b >= restored.threshold
+
+
+def test_an_english_story_that_never_says_football() -> None:
+    rng = random.Random(7)
+    football = [
+        "chelsea",
+        "arsenal",
+        "striker",
+        "goalkeeper",
+        "premiership",
+        "penalty",
+        "midfielder",
+        "wenger",
+    ]
+    others = [
+        ["shares", "profits", "investors", "bank", "economy", "rates", "markets", "oil"],
+        ["film", "actor", "director", "oscar", "cinema", "premiere", "studio", "actress"],
+    ]
+    judge = Judge(TopicProfile.from_keywords("football"))
+    for i in range(60):
+        words = football if i % 3 == 0 else others[i % 2]
+        say = ["football"] if i % 6 == 0 else []
+        title = " ".join([*say, *rng.sample(words, 4)])
+        body = " ".join(
+            " ".join(rng.sample(words, 4)) + " were the talk of the week." for _ in range(5)
+        )
+        url = f"https://news.example.com/story/{i:06d}"
+        judge.judge(Page(url, url, 200, title=title, text=body, kind="item"))
+    judge.finish()
+    url = "https://news.example.com/story/999999"
+    story = Page(
+        url,
+        url,
+        200,
+        title="Wenger hails striker after Arsenal beat Chelsea",
+        text="The goalkeeper saved a penalty and the midfielder scored.",
+        kind="item",
+    )
+    assert judge.judge(story).relevant
+    # plural and singular are one word: "sports" in the user's keywords finds "sport"
+    sports = Judge(TopicProfile.from_keywords("sports"))
+    url2 = "https://news.example.com/story/1"
+    hit = sports.judge(Page(url2, url2, 200, title="Rugby returns | Sport | News", kind="item"))
+    assert hit.relevant and hit.explanation["hits"][0]["where"] == {"title": 1}
