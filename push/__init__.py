@@ -23,6 +23,7 @@ from push.digest import DEFAULT_CAP, Digest, DigestGroup, DigestItem, build_dige
 from push.errors import ConfigError, PushError, RenderError
 from push.message import Channel, DeliveryResult, Message, stable_id
 from push.render import Rendered, Renderer, language
+from push.explain import explain_why
 
 __all__ = [
     "DEFAULT_CAP",
@@ -47,6 +48,7 @@ __all__ = [
     "build_digest",
     "encode_email",
     "envelope",
+    "explain_why",
     "fit_sms",
     "is_gsm7",
     "language",

@@ -195,7 +195,7 @@ _PUBLIC_COLUMNS = [
     Match.__table__.c[name]  # type: ignore[attr-defined]
     for name in (
         "id", "concern_id", "page_id", "title", "url", "snippet", "score",
-        "matched_keywords", "explanation", "read_at", "created_at",
+        "matched_keywords", "explanation", "read_at", "created_at", "probability", "feedback",
     )
 ]  # fmt: skip
 
@@ -238,6 +238,8 @@ def list_match_views(
             explanation=r.explanation,
             read=r.read_at is not None,
             created_at=r.created_at,
+            probability=r.probability,
+            feedback=r.feedback,
         )
         for r in rows[:limit]
     ]
@@ -263,6 +265,8 @@ def to_public(match: Match) -> MatchPublic:
         explanation=match.explanation,
         read=match.read_at is not None,
         created_at=match.created_at,
+        probability=match.probability,
+        feedback=match.feedback,
     )
 
 
