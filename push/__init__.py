@@ -21,9 +21,9 @@ from push.channels import (
 )
 from push.digest import DEFAULT_CAP, Digest, DigestGroup, DigestItem, build_digest, shorten, why
 from push.errors import ConfigError, PushError, RenderError
+from push.explain import explain_why
 from push.message import Channel, DeliveryResult, Message, stable_id
 from push.render import Rendered, Renderer, language
-from push.explain import explain_why
 
 __all__ = [
     "DEFAULT_CAP",

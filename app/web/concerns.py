@@ -328,6 +328,7 @@ async def _learned_action(
             flash(
                 request, "“{term}” is removed; the model will not use it again.", "info", term=term
             )
+        db.commit()  # before the redirect: the report must show it
     except ServiceError as exc:
         flash(request, "{error}", "error", error=errors_for(request, user, exc).popitem()[1])
     return redirect(f"/concerns/{concern_id}/report#learned")

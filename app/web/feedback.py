@@ -76,6 +76,7 @@ def record_feedback(request: Request, db: Db, token: str) -> Response:
         return _invalid(request)
     try:
         match = svc.apply_signed(db, verdict)
+        db.commit()
     except NotFound:
         return _gone(request)
     return _page(request, db, match, token, done=True)

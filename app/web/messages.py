@@ -378,6 +378,7 @@ async def message_feedback(request: Request, db: Db, user: CurrentUser, match_id
         flash(request, "Choose relevant or not relevant.", "error")
     else:
         feedback_svc.set_feedback(db, user, match_id, _VERDICTS[verdict])
+        db.commit()  # before the redirect: the next page must see it
         flash(request, _THANKS[_VERDICTS[verdict]], "success")
     back = safe_next(values.get("back"), f"/messages/{match_id}")
     if back.startswith("/messages?") or back == "/messages":

@@ -48,7 +48,13 @@ def _pressed(html: str, value: str) -> bool:
 
 def test_judge_from_the_message_page_change_and_clear(alice_client, db, msg):
     page = alice_client.get(f"/messages/{msg.id}")
-    assert "这条消息相关吗？" in page.text and "👍 相关" in page.text and "👎 不相关" in page.text
+    assert "这条消息相关吗？" in page.text
+    assert re.search(
+        r'value="relevant"[^>]*><svg class="thumb"[^<]*<path[^>]*/></svg> 相关</button>', page.text
+    )
+    assert re.search(
+        r'value="not_relevant"[^>]*><svg class="thumb".*?</svg> 不相关</button>', page.text
+    )
     assert not _pressed(page.text, "relevant") and "撤销评价" not in page.text
     path = f"/messages/{msg.id}/feedback"
     done = post(alice_client, path, {"verdict": "not_relevant", "back": f"/messages/{msg.id}"},
@@ -122,7 +128,7 @@ def test_the_model_explains_itself_in_english(app, db, alice, msg):
     page = client.get(f"/messages/{msg.id}").text
     assert "Learned terms that fired" in page and "(learned)" in page
     assert "83%" in page and "section page" in page and "headline h1 = title" in page
-    assert "No verdicts yet" in page and "👍 Relevant" in page
+    assert "No verdicts yet" in page and "</svg> Relevant</button>" in page
 
 
 def test_sensitivity_and_scorer_on_the_concern_form(alice_client, db, alice, site_url):
@@ -146,8 +152,8 @@ def test_sensitivity_and_scorer_on_the_concern_form(alice_client, db, alice, sit
         re.search(r'value="precise"\s+checked', edit)
         and '<details id="advanced-judgment" open' in edit
     )
-    post(alice_client, f"/concerns/{concern.id}/edit", dict(data, sensitivity="broad", scorer="model"),
-         page=f"/concerns/{concern.id}/edit")  # fmt: skip
+    edit_path = f"/concerns/{concern.id}/edit"
+    post(alice_client, edit_path, dict(data, sensitivity="broad", scorer="model"), page=edit_path)
     db.expire_all()
     concern = db.get(Concern, concern.id)
     assert (concern.sensitivity, concern.scorer) == ("broad", "model")
