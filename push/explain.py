@@ -67,7 +67,8 @@ def _hits(info: Mapping[str, Any], lang: str) -> tuple[list[str], list[str]]:
             sep = "、" if lang == "zh" else ", "
             term += f"（{sep.join(names)}）" if lang == "zh" else f" ({sep.join(names)})"
         literal.append(term)
-    for term in info.get("learned") or []:
+    fired = info.get("learned")
+    for term in fired if isinstance(fired, list) else []:
         if isinstance(term, str) and term.strip() and term not in learned:
             learned.append(term)
     return literal, learned

@@ -66,15 +66,15 @@ def bulk(body: BulkRequest, user: CurrentUser, session: SessionDep) -> BulkResul
 
 
 @router.get("/{match_id}", responses=responses(404), summary="One message, with why it matched")
-def get_match(match: OwnedMatch) -> MatchPublic:
-    return matches.to_public(match)
+def get_match(match: OwnedMatch, user: CurrentUser) -> MatchPublic:
+    return matches.to_public(match, user.language)
 
 
 @router.patch("/{match_id}", responses=responses(404), summary="Mark read or unread")
 def update_match(
     match: OwnedMatch, body: MatchUpdate, user: CurrentUser, session: SessionDep
 ) -> MatchPublic:
-    return matches.to_public(matches.set_read(session, user, _id(match), body.read))
+    return matches.to_public(matches.set_read(session, user, _id(match), body.read), user.language)
 
 
 @router.post(
@@ -87,7 +87,7 @@ def set_feedback(
 ) -> MatchPublic:
     updated = feedback.set_feedback(session, user, _id(match), body.relevant)
     session.commit()
-    return matches.to_public(updated)
+    return matches.to_public(updated, user.language)
 
 
 @router.delete(

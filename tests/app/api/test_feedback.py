@@ -132,3 +132,36 @@ def test_sensitivity_and_scorer_are_concern_fields(client: TestClient) -> None:
     resp = client.patch(f"/api/v1/concerns/{cid}", headers=auth, json={"sensitivity": "loud"})
     _error(resp, 422, "validation_error")
     assert client.get(f"/api/v1/concerns/{cid}", headers=auth).json()["sensitivity"] == "broad"
+
+
+def test_the_api_says_why_in_the_users_language(client: TestClient) -> None:
+    auth, _cid, mid = _seed(client, "alice@example.com")
+    with Session(get_engine()) as session:
+        match = session.get(Match, mid)
+        assert match is not None
+        match.probability = 0.83
+        match.explanation = {
+            "method": "model",
+            "probability": 0.83,
+            "threshold": 0.4,
+            "kind": "hub",
+            "hits": [
+                {"term": "足球", "weight": 1.0, "learned": False, "where": {"meta": 1}},
+                {"term": "恒大", "weight": 0.5, "learned": True, "where": {"body": 2}},
+            ],
+            "learned": [],
+            "feedback": 2,
+        }
+        session.add(match)
+        session.commit()
+    one = client.get(f"/api/v1/matches/{mid}", headers=auth).json()
+    assert one["probability"] == 0.83 and one["explanation"]["method"] == "model"
+    assert one["why"] == (
+        "命中关键词：足球（元信息）；学习到的词：恒大；相关概率 83%（推送阈值 40%），栏目页；"
+        "模型已参考您的 2 条反馈"
+    )
+    assert client.get("/api/v1/matches", headers=auth).json()["items"][0]["why"] == one["why"]
+    client.patch("/api/v1/me", headers=auth, json={"language": "en"})
+    english = client.get(f"/api/v1/matches/{mid}", headers=auth).json()["why"]
+    assert english.startswith("Matched: 足球 (meta); learned: 恒大; probability 83%")
+    assert english.endswith("section page; shaped by 2 of your verdicts")
