@@ -147,7 +147,32 @@ def test_feedback_buttons_at_desktop_and_phone_widths(live: dict[str, Any], tmp_
             page.goto(f"{base}/concerns/1/report")
             expect(page.locator("#learned")).to_contain_text("恒大")
             page.locator("#learned").screenshot(path=str(shots / f"learned-{name}.png"))
+            page.goto(f"{base}/concerns/1/edit")
+            expect(page.locator("#sensitivity input[value=balanced]")).to_be_checked()
+            page.locator("#advanced-judgment summary").click()
+            expect(page.locator("#scorer")).to_have_value("model")
+            page.locator("#concern-form").screenshot(path=str(shots / f"concern-form-{name}.png"))
             context.close()
+
+        # the "not relevant" link of an email, opened on a phone without logging in
+        from app.core.config import get_settings
+        from app.services.feedback import feedback_url
+
+        context = browser.new_context(
+            locale="zh-CN",
+            viewport={"width": 375, "height": 700},
+            extra_http_headers={"Accept-Language": "zh-CN,zh;q=0.9"},
+        )
+        page = context.new_page()
+        page.goto(feedback_url(get_settings(), match_id))
+        expect(page.locator("#feedback-yes")).to_have_text("是的，不相关")
+        page.screenshot(path=str(shots / "feedback-link-phone.png"), full_page=True)
+        assert _verdict(match_id) is None
+        page.click("#feedback-yes")
+        expect(page.locator("#feedback-done")).to_contain_text("已标为不相关")
+        assert _verdict(match_id) == -1
+        page.screenshot(path=str(shots / "feedback-link-done-phone.png"), full_page=True)
+        context.close()
         browser.close()
     for name in ("desktop", "phone"):
         assert (shots / f"message-feedback-{name}.png").stat().st_size > 10_000

@@ -196,3 +196,25 @@ def test_another_users_learned_terms_are_404(bob_client, db, learned):
     db.expire_all()
     concern = db.get(Concern, learned.id)
     assert concern.learned_terms == {"恒大": 0.9, "彩票": 0.6} and concern.synonyms == []
+
+
+def test_the_new_dynamic_texts_are_translated():
+    from app.models import SCORERS, SENSITIVITIES
+    from app.web import i18n
+    from app.web.messages import _THANKS
+
+    keys = [
+        *(f"sensitivity:{s}" for s in SENSITIVITIES),
+        *(f"sensitivity-help:{s}" for s in SENSITIVITIES),
+        *(f"scorer:{s}" for s in SCORERS),
+        "kind:item",
+        "kind:hub",
+        "method:model",
+        *_THANKS.values(),
+        "Link not valid",
+        "Message not found",
+        "error:term_not_found",
+    ]
+    for key in keys:
+        assert key in i18n.ZH, key
+        assert i18n.translate("en", key) and not i18n.translate("en", key).startswith("scorer:")
