@@ -93,11 +93,15 @@ def test_feedback_needs_the_forms_token(alice_client, db, msg):
     assert resp.status_code == 403 and _verdict(db, msg.id) is None
 
 
-def test_another_users_message_is_404_and_nothing_recorded(bob_client, db, msg):
+def test_another_users_message_is_404_and_nothing_recorded(bob_client, alice_client, db, msg):
     resp = post(bob_client, f"/messages/{msg.id}/feedback", {"verdict": "not_relevant"},
                 page="/messages")  # fmt: skip
     assert resp.status_code == 404
     assert _verdict(db, msg.id) is None
+    # the owner's own request goes through (the 404 above is the ownership check)
+    mine = post(alice_client, f"/messages/{msg.id}/feedback", {"verdict": "relevant"},
+                page="/messages")  # fmt: skip
+    assert mine.status_code == 303 and _verdict(db, msg.id) == 1
 
 
 def test_the_model_explains_itself(alice_client, db, msg):
@@ -148,9 +152,8 @@ def test_sensitivity_and_scorer_on_the_concern_form(alice_client, db, alice, sit
     concern = db.exec(select(Concern)).one()
     assert (concern.sensitivity, concern.scorer) == ("precise", "kp")
     edit = alice_client.get(f"/concerns/{concern.id}/edit").text
-    assert (
-        re.search(r'value="precise"\s+checked', edit)
-        and '<details id="advanced-judgment" open' in edit
+    assert re.search(r'value="precise"\s+checked', edit) and re.search(
+        r'<details id="advanced-judgment"[^>]* open>', edit
     )
     edit_path = f"/concerns/{concern.id}/edit"
     post(alice_client, edit_path, dict(data, sensitivity="broad", scorer="model"), page=edit_path)
@@ -187,7 +190,7 @@ def test_learned_terms_on_the_concern_page_can_be_removed_or_promoted(alice_clie
     assert "这不是该关注学习到的词" in alice_client.get(path).text
 
 
-def test_another_users_learned_terms_are_404(bob_client, db, learned):
+def test_another_users_learned_terms_are_404(bob_client, alice_client, db, learned):
     assert bob_client.get(f"/concerns/{learned.id}/report").status_code == 404
     for action in ("block", "promote"):
         resp = post(bob_client, f"/concerns/{learned.id}/learned/{action}", {"term": "恒大"},
@@ -196,6 +199,10 @@ def test_another_users_learned_terms_are_404(bob_client, db, learned):
     db.expire_all()
     concern = db.get(Concern, learned.id)
     assert concern.learned_terms == {"恒大": 0.9, "彩票": 0.6} and concern.synonyms == []
+    path = f"/concerns/{learned.id}/learned/block"
+    assert post(alice_client, path, {"term": "恒大"}, page="/concerns").status_code == 303
+    db.expire_all()
+    assert db.get(Concern, learned.id).blocked_terms == ["恒大"]
 
 
 def test_the_new_dynamic_texts_are_translated():
