@@ -451,6 +451,9 @@ class MatchPublic(SQLModel):
     created_at: datetime
     probability: float | None = None
     feedback: int | None = None
+    why: str = ""
+    """Why it was pushed, in the user's language (keyword hits and where, learned terms,
+    the model's probability, the page kind, the verdicts that shaped the model)."""
 
 
 # --- push outbox ----------------------------------------------------------------------------

@@ -24,6 +24,7 @@ from push.channels import (
 )
 from push.digest import DEFAULT_CAP, Digest, DigestGroup, DigestItem, build_digest, shorten, why
 from push.errors import ConfigError, PushError, RenderError
+from push.explain import explain_why
 from push.message import Channel, DeliveryResult, Message, stable_id
 from push.render import Rendered, Renderer, language
 
@@ -52,6 +53,7 @@ __all__ = [
     "build_digest",
     "encode_email",
     "envelope",
+    "explain_why",
     "fit_sms",
     "inspect_url",
     "is_gsm7",

@@ -26,6 +26,10 @@ class DigestItem:
     snippet: str
     why: str
     created_at: datetime
+    feedback_url: str = ""
+    """A signed "not relevant" link (a confirmation page), or empty."""
+    feedback_text: str = ""
+    """The link's text in the reader's language."""
 
 
 @dataclass

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, StrictBool
 
 from app.models import MatchPublic
 
@@ -99,3 +99,26 @@ class FeedLinks(BaseModel):
 
     messages: str = Field(description="Atom feed of all the caller's messages.")
     concerns: dict[int, str] = Field(description="Atom feed of each concern, by concern id.")
+
+
+class FeedbackRequest(BaseModel):
+    """The caller's verdict on a message; the concern's model retrains from it next visit."""
+
+    relevant: StrictBool | None = Field(
+        description="true = relevant (👍), false = not relevant (👎), null = clear the verdict",
+        examples=[False],
+    )
+
+
+class LearnedTerm(BaseModel):
+    term: str
+    weight: float = Field(description="The model's weight for the term (higher = stronger).")
+
+
+class LearnedTerms(BaseModel):
+    """What the concern's model learned, and what the user did about it."""
+
+    terms: list[LearnedTerm] = Field(description="Strongest learned terms, strongest first.")
+    blocked: list[str] = Field(description="Terms the user removed; never used again.")
+    synonyms: list[str] = Field(description="The concern's synonyms (promoted terms land here).")
+    feedback: int = Field(description="How many verdicts the user gave on its messages.")

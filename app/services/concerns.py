@@ -158,6 +158,8 @@ def create_concern(
         max_pages=data.max_pages,
         push_mode=data.push_mode,
         enabled=data.enabled,
+        scorer=data.scorer,
+        sensitivity=data.sensitivity,
     )
     session.add(concern)
     session.flush()
@@ -201,7 +203,9 @@ def update_concern(
     """Apply the fields set in ``data``; a new seed or scope moves the concern to its site."""
     concern = get_concern(session, user, concern_id)
     changes: dict[str, Any] = data.model_dump(exclude_unset=True)
-    for field in ("strategy", "scope", "priority", "max_pages", "enabled", "params"):
+    for field in (
+        "strategy", "scope", "priority", "max_pages", "enabled", "params", "scorer", "sensitivity"
+    ):  # fmt: skip
         if field in changes and changes[field] is None:
             changes.pop(field)
     _check_choices(changes.get("strategy"), changes.get("scope"), changes.get("push_mode"))

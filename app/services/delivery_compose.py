@@ -10,6 +10,7 @@ import logging
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 from urllib.parse import urlsplit
 
 from sqlalchemy import select as sa_select
@@ -19,16 +20,17 @@ from app.core.config import Settings
 from app.core.security import sign
 from app.models import APPRISE, Concern, Delivery, Match, User
 from app.services.channels import renderer
+from app.services.feedback import feedback_url
 from push import (
     DigestItem,
     Message,
     build_digest,
     envelope,
+    explain_why,
     fit_sms,
     language,
     shorten,
     stable_id,
-    why,
 )
 
 logger = logging.getLogger(__name__)
@@ -69,6 +71,7 @@ class MatchView:
     score: float
     matched_keywords: list[str]
     created_at: datetime
+    explanation: dict[str, Any] | None = None
 
 
 @dataclass
@@ -89,6 +92,7 @@ _MATCH_COLUMNS = (
     col(Match.score),
     col(Match.matched_keywords),
     col(Match.created_at),
+    col(Match.explanation),
 )
 
 
@@ -105,7 +109,7 @@ def load(session: Session, rows: Sequence[Delivery]) -> Loaded:
             col(Match.id).in_(ids[i : i + 900]), col(Match.deleted_at).is_(None)
         )
         for values in session.connection().execute(q):
-            view = MatchView(*values)  # type: ignore[arg-type]
+            view = MatchView(*values)
             matches[view.id] = view
     concern_ids = {m.concern_id for m in matches.values()}
     concerns = {
@@ -141,8 +145,10 @@ class Composer:
                     title=m.title or m.url,
                     url=m.url,
                     snippet=shorten(m.snippet, SNIPPET_CHARS),
-                    why=why(m.matched_keywords, m.score, lang),
+                    why=explain_why(m.explanation, m.matched_keywords, m.score, lang),
                     created_at=m.created_at,
+                    feedback_url=feedback_url(self.settings, m.id, self.secret_key),
+                    feedback_text="不相关？告诉我们" if lang == "zh" else "Not relevant? Tell us",
                 )
             )
         out.sort(key=lambda i: (i.created_at, i.match_id), reverse=True)

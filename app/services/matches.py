@@ -22,6 +22,7 @@ from sqlmodel import Session, col, select
 
 from app.models import Concern, Match, MatchPublic, User, UTCDateTime, utcnow
 from app.services.errors import Invalid, NotFound
+from push import explain_why, language
 
 MAX_LIMIT = 200
 MAX_BULK = 500
@@ -195,7 +196,7 @@ _PUBLIC_COLUMNS = [
     Match.__table__.c[name]  # type: ignore[attr-defined]
     for name in (
         "id", "concern_id", "page_id", "title", "url", "snippet", "score",
-        "matched_keywords", "explanation", "read_at", "created_at",
+        "matched_keywords", "explanation", "read_at", "created_at", "probability", "feedback",
     )
 ]  # fmt: skip
 
@@ -225,6 +226,7 @@ def list_match_views(
         sa_select(*_PUBLIC_COLUMNS).where(and_(*conditions)).order_by(*_FEED_ORDER).limit(limit + 1)
     )
     rows = session.connection().execute(stmt).all()
+    lang = language(user.language)
     views = [
         MatchPublic.model_construct(
             id=r.id,
@@ -238,6 +240,9 @@ def list_match_views(
             explanation=r.explanation,
             read=r.read_at is not None,
             created_at=r.created_at,
+            probability=r.probability,
+            feedback=r.feedback,
+            why=explain_why(r.explanation, r.matched_keywords, r.score, lang),
         )
         for r in rows[:limit]
     ]
@@ -248,8 +253,9 @@ def list_match_views(
     return views, next_cursor
 
 
-def to_public(match: Match) -> MatchPublic:
-    """The public view (built without re-validating: the row came from our own database)."""
+def to_public(match: Match, lang: str | None = None) -> MatchPublic:
+    """The public view (built without re-validating: the row came from our own database),
+    with the why-line in ``lang`` (the user's language)."""
     assert match.id is not None
     return MatchPublic.model_construct(
         id=match.id,
@@ -263,6 +269,9 @@ def to_public(match: Match) -> MatchPublic:
         explanation=match.explanation,
         read=match.read_at is not None,
         created_at=match.created_at,
+        probability=match.probability,
+        feedback=match.feedback,
+        why=explain_why(match.explanation, match.matched_keywords, match.score, language(lang)),
     )
 
 

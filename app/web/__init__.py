@@ -87,6 +87,9 @@ def install(app: FastAPI) -> None:
     app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
     for module in (auth, concerns, reports, messages, settings, feed):
         app.include_router(module.router)
+    from app.web import feedback
+
+    app.include_router(feedback.router)
 
     def _user(request: Request) -> User | None:
         cached = getattr(request.state, "web_user_copy", None)

@@ -15,8 +15,17 @@ from fastapi import APIRouter, Depends, Request
 from fastapi.responses import Response
 from starlette.concurrency import run_in_threadpool
 
-from app.models import DEFAULT_STRATEGY, STRATEGIES, Concern, ConcernCreate, ConcernUpdate
+from app.models import (
+    DEFAULT_STRATEGY,
+    SCORERS,
+    SENSITIVITIES,
+    STRATEGIES,
+    Concern,
+    ConcernCreate,
+    ConcernUpdate,
+)
 from app.services import concerns as svc
+from app.services import feedback as feedback_svc
 from app.services.errors import NotFound, ServiceError
 from app.services.visits import VisitState, request_visit
 from app.web.csrf import csrf_protect
@@ -61,6 +70,8 @@ def _form_values(concern: Concern) -> dict[str, str]:
         "scope": concern.scope,
         "strategy": concern.strategy,
         "enabled": "1" if concern.enabled else "",
+        "sensitivity": concern.sensitivity,
+        "scorer": concern.scorer,
     }
     for p in PARAMS:
         if p.name in concern.params:
@@ -117,6 +128,12 @@ def _parse(
     data["params"] = params
     if data["strategy"] not in STRATEGIES:
         errors["strategy"] = message(request, user, "Choose a strategy from the list.")
+    data["sensitivity"] = values.get("sensitivity", "balanced")
+    if data["sensitivity"] not in SENSITIVITIES:
+        errors["sensitivity"] = message(request, user, "Choose precise, balanced or broad.")
+    data["scorer"] = values.get("scorer", "model")
+    if data["scorer"] not in SCORERS:
+        errors["scorer"] = message(request, user, "Choose a scorer from the list.")
     return data, errors
 
 
@@ -141,13 +158,18 @@ def _form(
             "strategies": STRATEGIES,
             "default_strategy": DEFAULT_STRATEGY,
             "params": PARAMS,
+            "sensitivities": SENSITIVITIES,
+            "scorers": SCORERS,
         },
         user=user,
         status_code=status,
     )
 
 
-FIELDS = ("seed_url", "keywords", "exclude", "priority", "max_pages", "strategy", "scope")
+FIELDS = (
+    "seed_url", "keywords", "exclude", "priority", "max_pages", "strategy", "scope",
+    "sensitivity", "scorer",
+)  # fmt: skip
 
 
 def _errors(request: Request, user: Any, exc: ServiceError) -> dict[str, str]:
@@ -174,7 +196,13 @@ def concern_new(request: Request, user: CurrentUser) -> Response:
         user,
         heading=message(request, user, "Add concern"),
         action="/concerns/new",
-        values={"priority": "0", "max_pages": "200", "enabled": "1"},
+        values={
+            "priority": "0",
+            "max_pages": "200",
+            "enabled": "1",
+            "sensitivity": "balanced",
+            "scorer": "model",
+        },
         errors={},
     )
 
@@ -296,3 +324,35 @@ def concern_check(request: Request, db: Db, user: CurrentUser, concern_id: int) 
     else:
         flash(request, "Not checked: this concern is paused. Resume it first.", "error")
     return redirect("/concerns")
+
+
+async def _learned_action(
+    request: Request, db: Db, user: CurrentUser, concern_id: int, promote: bool
+) -> Response:
+    _owned(db, user, concern_id)
+    term = (await read_form(request)).get("term", "")
+    try:
+        if promote:
+            feedback_svc.promote_term(db, user, concern_id, term)
+            flash(request, "“{term}” is now a synonym of your keywords.", "success", term=term)
+        else:
+            feedback_svc.block_term(db, user, concern_id, term)
+            flash(
+                request, "“{term}” is removed; the model will not use it again.", "info", term=term
+            )
+        db.commit()  # before the redirect: the report must show it
+    except ServiceError as exc:
+        flash(request, "{error}", "error", error=errors_for(request, user, exc).popitem()[1])
+    return redirect(f"/concerns/{concern_id}/report#learned")
+
+
+@router.post("/{concern_id}/learned/block")
+async def learned_block(request: Request, db: Db, user: CurrentUser, concern_id: int) -> Response:
+    """Remove a learned term (it is never used again for this concern)."""
+    return await _learned_action(request, db, user, concern_id, promote=False)
+
+
+@router.post("/{concern_id}/learned/promote")
+async def learned_promote(request: Request, db: Db, user: CurrentUser, concern_id: int) -> Response:
+    """Make a learned term one of the concern's synonyms."""
+    return await _learned_action(request, db, user, concern_id, promote=True)

@@ -18,6 +18,7 @@ from fastapi.responses import Response
 
 from app.models import Match, User
 from app.services import delivery
+from app.services import feedback as feedback_svc
 from app.services import matches as svc
 from app.services.errors import NotFound, ServiceError
 from app.web.csrf import csrf_protect
@@ -64,6 +65,14 @@ class Why:
     threshold: float | None = None
     method: str | None = None
     learned: list[str] = field(default_factory=list)
+    """Learned terms that fired (the model's own words, not the user's)."""
+    probability: float | None = None
+    """The judgment model's probability that the page is on topic (model decisions)."""
+    kind: str | None = None
+    """The page kind the judgment saw: "item" (an article) or "hub" (a section page)."""
+    kind_evidence: list[str] = field(default_factory=list)
+    feedback: int = 0
+    """How many of the user's verdicts had shaped the model when it decided."""
 
 
 @dataclass
@@ -80,6 +89,8 @@ class Item:
     concern_label: str
     terms: list[str] = field(default_factory=list)
     why: Why | None = None
+    feedback: int | None = None
+    """The user's verdict: 1 relevant, -1 not relevant, None not given."""
 
 
 def _terms(value: Any) -> list[str]:
@@ -107,7 +118,11 @@ def explain(match: Match) -> Why:
             return None
         return places.setdefault(name, Place(name))
 
+    learned_hits: list[str] = []
     for hit in info.get("hits") or []:
+        if isinstance(hit, dict) and hit.get("learned") and str(hit.get("term", "")).strip():
+            learned_hits.append(str(hit["term"]))  # shown as learned, not as a keyword hit
+            continue
         if isinstance(hit, dict) and isinstance(hit.get("where"), dict):
             for key, count in hit["where"].items():
                 p = place(key) if count else None
@@ -128,14 +143,28 @@ def explain(match: Match) -> Why:
                     p.part = float(value)
     threshold = info.get("threshold")
     method = info.get("method")
-    learned = info.get("learned")
+    raw_learned = info.get("learned")
+    learned = [t for t in raw_learned or () if isinstance(t, str)]
+    if not isinstance(raw_learned, list):
+        learned = []
+    learned += [t for t in learned_hits if t not in learned]
+    probability = info.get("probability")
+    if not isinstance(probability, int | float):
+        probability = match.probability
+    kind = info.get("kind") if isinstance(info.get("kind"), str) else None
+    evidence = info.get("kind_evidence")
+    verdicts = info.get("feedback")
     return Why(
         keywords=list(match.matched_keywords),
         places=list(places.values()),
         score=float(match.score),
         threshold=float(threshold) if isinstance(threshold, int | float) else None,
         method=str(method) if isinstance(method, str) else None,
-        learned=[str(t) for t in learned] if isinstance(learned, list) else [],
+        learned=learned,
+        probability=float(probability) if isinstance(probability, int | float) else None,
+        kind=kind or (match.kind if method == "model" else None),
+        kind_evidence=[str(e) for e in evidence] if isinstance(evidence, list) else [],
+        feedback=verdicts if isinstance(verdicts, int) and verdicts > 0 else 0,
     )
 
 
@@ -154,6 +183,7 @@ def _item(match: Match, labels: dict[int, str]) -> Item:
         concern_label=labels.get(match.concern_id, ""),
         terms=list(match.matched_keywords),
         why=explain(match),
+        feedback=match.feedback,
     )
 
 
@@ -328,6 +358,32 @@ async def message_unread(request: Request, db: Db, user: CurrentUser, match_id: 
     _owned(db, user, match_id)
     svc.mark_unread(db, user, match_id)
     return redirect(await _back(request))
+
+
+_VERDICTS: dict[str, bool | None] = {"relevant": True, "not_relevant": False, "clear": None}
+_THANKS = {
+    True: "Marked relevant. The next visit learns from it.",
+    False: "Marked not relevant. The next visit learns from it and pushes fewer pages like it.",
+    None: "Verdict cleared.",
+}
+
+
+@router.post("/{match_id}/feedback")
+async def message_feedback(request: Request, db: Db, user: CurrentUser, match_id: int) -> Response:
+    """👍 / 👎 on a message (or clear it); the concern's model retrains from it next visit."""
+    _owned(db, user, match_id)
+    values = await read_form(request)
+    verdict = values.get("verdict", "")
+    if verdict not in _VERDICTS:
+        flash(request, "Choose relevant or not relevant.", "error")
+    else:
+        feedback_svc.set_feedback(db, user, match_id, _VERDICTS[verdict])
+        db.commit()  # before the redirect: the next page must see it
+        flash(request, _THANKS[_VERDICTS[verdict]], "success")
+    back = safe_next(values.get("back"), f"/messages/{match_id}")
+    if back.startswith("/messages?") or back == "/messages":
+        back += f"#m{match_id}"
+    return redirect(back)
 
 
 @router.post("/{match_id}/deliveries/{delivery_id}/resend")

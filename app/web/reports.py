@@ -11,6 +11,7 @@ from fastapi import APIRouter, Request
 from fastapi.responses import Response
 
 from app.services import concerns as concern_svc
+from app.services import feedback as feedback_svc
 from app.services import runs as svc
 from app.services.errors import NotFound
 from app.web.forms import message
@@ -82,6 +83,8 @@ def concern_report(request: Request, db: Db, user: CurrentUser, concern_id: int)
         "concerns/report.html",
         {
             "concern": concern,
+            "learned": feedback_svc.learned_terms(concern),
+            "verdicts": feedback_svc.feedback_count(db, concern_id),
             "runs": runs,
             "chart": chart,
             "during": during,

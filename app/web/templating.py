@@ -75,9 +75,10 @@ def render(
     *,
     user: User | None = None,
     status_code: int = 200,
+    lang: str | None = None,
 ) -> HTMLResponse:
-    """Render ``templates/web/<name>`` in the request's language."""
-    lang = request_language(request, user)
+    """Render ``templates/web/<name>`` in the request's language (or in ``lang``)."""
+    lang = lang if lang in i18n.LANGUAGES else request_language(request, user)
     zone = user_zone(user)
 
     def t(key: str, **params: Any) -> str:

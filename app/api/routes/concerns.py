@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Body, Query, status
+from fastapi import APIRouter, Body, Path, Query, status
 
 from app.api.deps import CurrentUser, OwnedConcern, ProbeDep, SessionDep, SettingsDep
 from app.api.errors import responses
+from app.api.schemas import LearnedTerm, LearnedTerms
 from app.models import ConcernCreate, ConcernPublic, ConcernUpdate, CrawlRunPublic
-from app.services import concerns, runs, visits
+from app.services import concerns, feedback, runs, visits
 from app.services.errors import Conflict
 from app.services.runs import HarvestPoint
 
@@ -138,3 +139,51 @@ def harvest(
     limit: Annotated[int, Query(ge=1, le=200)] = 30,
 ) -> list[HarvestPoint]:
     return runs.harvest_series(session, user, _id(concern), limit=limit)
+
+
+Term = Annotated[str, Path(min_length=1, max_length=100, description="A learned term")]
+
+
+def _learned(session: SessionDep, concern: OwnedConcern) -> LearnedTerms:
+    assert concern.id is not None
+    return LearnedTerms(
+        terms=[LearnedTerm(term=t.term, weight=t.weight) for t in feedback.learned_terms(concern)],
+        blocked=list(concern.blocked_terms),
+        synonyms=list(concern.synonyms),
+        feedback=feedback.feedback_count(session, concern.id),
+    )
+
+
+@router.get(
+    "/{concern_id}/learned",
+    responses=responses(404),
+    summary="The terms the concern's model learned from its pages and the caller's feedback",
+)
+def get_learned(concern: OwnedConcern, session: SessionDep) -> LearnedTerms:
+    return _learned(session, concern)
+
+
+@router.post(
+    "/{concern_id}/learned/{term}/block",
+    responses=responses(404),
+    summary="Remove a learned term: the model never uses it again for this concern",
+)
+def block_term(
+    concern: OwnedConcern, term: Term, user: CurrentUser, session: SessionDep
+) -> LearnedTerms:
+    updated = feedback.block_term(session, user, _id(concern), term)
+    session.commit()
+    return _learned(session, updated)
+
+
+@router.post(
+    "/{concern_id}/learned/{term}/promote",
+    responses=responses(404),
+    summary="Make a learned term a synonym of the concern's keywords",
+)
+def promote_term(
+    concern: OwnedConcern, term: Term, user: CurrentUser, session: SessionDep
+) -> LearnedTerms:
+    updated = feedback.promote_term(session, user, _id(concern), term)
+    session.commit()
+    return _learned(session, updated)

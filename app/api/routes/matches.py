@@ -9,9 +9,9 @@ from fastapi import APIRouter, Path, Query, Response, status
 
 from app.api.deps import MAX_ID, CurrentUser, OwnedMatch, SessionDep
 from app.api.errors import responses
-from app.api.schemas import BulkRequest, BulkResult, MatchPage, MatchUpdate
+from app.api.schemas import BulkRequest, BulkResult, FeedbackRequest, MatchPage, MatchUpdate
 from app.models import DeliveryPublic, MatchPublic
-from app.services import delivery, matches
+from app.services import delivery, feedback, matches
 
 router = APIRouter(prefix="/matches", tags=["matches"], responses=responses(401, 422))
 
@@ -66,15 +66,28 @@ def bulk(body: BulkRequest, user: CurrentUser, session: SessionDep) -> BulkResul
 
 
 @router.get("/{match_id}", responses=responses(404), summary="One message, with why it matched")
-def get_match(match: OwnedMatch) -> MatchPublic:
-    return matches.to_public(match)
+def get_match(match: OwnedMatch, user: CurrentUser) -> MatchPublic:
+    return matches.to_public(match, user.language)
 
 
 @router.patch("/{match_id}", responses=responses(404), summary="Mark read or unread")
 def update_match(
     match: OwnedMatch, body: MatchUpdate, user: CurrentUser, session: SessionDep
 ) -> MatchPublic:
-    return matches.to_public(matches.set_read(session, user, _id(match), body.read))
+    return matches.to_public(matches.set_read(session, user, _id(match), body.read), user.language)
+
+
+@router.post(
+    "/{match_id}/feedback",
+    responses=responses(404),
+    summary="Say whether a message was relevant (👍 / 👎); the concern's model learns from it",
+)
+def set_feedback(
+    match: OwnedMatch, body: FeedbackRequest, user: CurrentUser, session: SessionDep
+) -> MatchPublic:
+    updated = feedback.set_feedback(session, user, _id(match), body.relevant)
+    session.commit()
+    return matches.to_public(updated, user.language)
 
 
 @router.delete(
