@@ -110,7 +110,7 @@ def _search_filter(session: Session, q: str) -> ColumnElement[bool]:
 
 def _feed_conditions(
     session: Session,
-    user: User,
+    user_id: int | None,
     *,
     concern_id: int | None,
     keyword: str | None,
@@ -123,7 +123,7 @@ def _feed_conditions(
 ) -> list[Any]:
     keyword, site, q = (_clean_text(v) for v in (keyword, site, q))
     since, until = _aware(since, "since"), _aware(until, "until")
-    conditions: list[Any] = [Match.user_id == user.id, col(Match.deleted_at).is_(None)]
+    conditions: list[Any] = [Match.user_id == user_id, col(Match.deleted_at).is_(None)]
     if concern_id is not None:
         conditions.append(Match.concern_id == concern_id)
     if keyword:
@@ -182,7 +182,7 @@ def list_matches(
     """
     limit = max(1, min(limit, MAX_LIMIT))
     conditions = _feed_conditions(
-        session, user, concern_id=concern_id, keyword=keyword, site=site, since=since,
+        session, user.id, concern_id=concern_id, keyword=keyword, site=site, since=since,
         until=until, q=q, unread=unread, cursor=cursor,
     )  # fmt: skip
     stmt = select(Match).where(and_(*conditions)).order_by(*_FEED_ORDER).limit(limit + 1)
@@ -202,7 +202,7 @@ _PUBLIC_COLUMNS = [
 
 def list_match_views(
     session: Session,
-    user: User,
+    user_id: int,
     *,
     concern_id: int | None = None,
     keyword: str | None = None,
@@ -214,11 +214,11 @@ def list_match_views(
     cursor: str | None = None,
     limit: int = 50,
 ) -> tuple[list[MatchPublic], str | None]:
-    """``list_matches`` as public views, read as plain rows (no ORM objects): the API's
-    hot path."""
+    """``list_matches`` of the user ``user_id`` as public views, read as plain rows (no ORM
+    objects): the API's hot path."""
     limit = max(1, min(limit, MAX_LIMIT))
     conditions = _feed_conditions(
-        session, user, concern_id=concern_id, keyword=keyword, site=site, since=since,
+        session, user_id, concern_id=concern_id, keyword=keyword, site=site, since=since,
         until=until, q=q, unread=unread, cursor=cursor,
     )  # fmt: skip
     stmt = (
