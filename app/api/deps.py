@@ -3,6 +3,7 @@ ownership checks that turn a path id into the caller's own row or a 404."""
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Iterator
 from typing import Annotated
 
@@ -73,6 +74,30 @@ def _check_token(token: str) -> int | None:
     return user.id
 
 
+_checks: dict[str, asyncio.Future[object]] = {}
+_FAILED = object()
+
+
+async def _check_once(token: str) -> int | None:
+    """``_check_token``, once per token at a time in this process: the requests that arrive
+    while it runs (a busy client whose cache entry just ran out) share its answer."""
+    running = _checks.get(token)
+    if running is not None:
+        shared = await asyncio.shield(running)
+        if shared is not _FAILED:
+            return shared  # type: ignore[return-value]
+        return await run_in_threadpool(_check_token, token)
+    future: asyncio.Future[object] = asyncio.get_running_loop().create_future()
+    _checks[token] = future
+    answer: object = _FAILED
+    try:
+        answer = await run_in_threadpool(_check_token, token)
+        return answer  # type: ignore[return-value]
+    finally:
+        _checks.pop(token, None)
+        future.set_result(answer)  # on an error the others check for themselves
+
+
 async def current_user_id(token: Token) -> int:
     """The caller's user id: the same check as ``current_user`` without loading the user,
     and without a database round trip while the token is in ``app.core.authcache``."""
@@ -80,7 +105,7 @@ async def current_user_id(token: Token) -> int:
         raise _invalid_token()
     user_id = authcache.lookup(token)
     if user_id is None:
-        user_id = await run_in_threadpool(_check_token, token)
+        user_id = await _check_once(token)
         if user_id is None:
             raise _invalid_token()
     return user_id

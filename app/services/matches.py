@@ -200,7 +200,7 @@ _PUBLIC_COLUMNS = [
 ]  # fmt: skip
 
 
-def list_match_views(
+def list_match_rows(
     session: Session,
     user_id: int,
     *,
@@ -213,9 +213,9 @@ def list_match_views(
     unread: bool | None = None,
     cursor: str | None = None,
     limit: int = 50,
-) -> tuple[list[MatchPublic], str | None]:
-    """``list_matches`` of the user ``user_id`` as public views, read as plain rows (no ORM
-    objects): the API's hot path."""
+) -> tuple[list[dict[str, Any]], str | None]:
+    """``list_matches`` of the user ``user_id`` as plain dicts with the fields (and order) of
+    ``MatchPublic``, read as rows (no ORM objects): the API's hot path."""
     limit = max(1, min(limit, MAX_LIMIT))
     conditions = _feed_conditions(
         session, user_id, concern_id=concern_id, keyword=keyword, site=site, since=since,
@@ -225,27 +225,35 @@ def list_match_views(
         sa_select(*_PUBLIC_COLUMNS).where(and_(*conditions)).order_by(*_FEED_ORDER).limit(limit + 1)
     )
     rows = session.connection().execute(stmt).all()
-    views = [
-        MatchPublic.model_construct(
-            id=r.id,
-            concern_id=r.concern_id,
-            page_id=r.page_id,
-            title=r.title,
-            url=r.url,
-            snippet=r.snippet,
-            score=r.score,
-            matched_keywords=r.matched_keywords,
-            explanation=r.explanation,
-            read=r.read_at is not None,
-            created_at=r.created_at,
-        )
+    items = [
+        {
+            "id": r.id,
+            "concern_id": r.concern_id,
+            "page_id": r.page_id,
+            "title": r.title,
+            "url": r.url,
+            "snippet": r.snippet,
+            "score": r.score,
+            "matched_keywords": r.matched_keywords,
+            "explanation": r.explanation,
+            "read": r.read_at is not None,
+            "created_at": r.created_at,
+        }
         for r in rows[:limit]
     ]
     next_cursor = None
     if len(rows) > limit:
         last = rows[limit - 1]
         next_cursor = _cursor_of(last.created_at, last.id)
-    return views, next_cursor
+    return items, next_cursor
+
+
+def list_match_views(
+    session: Session, user_id: int, **filters: Any
+) -> tuple[list[MatchPublic], str | None]:
+    """``list_match_rows`` as ``MatchPublic`` views (built without re-validating)."""
+    items, next_cursor = list_match_rows(session, user_id, **filters)
+    return [MatchPublic.model_construct(**item) for item in items], next_cursor
 
 
 def to_public(match: Match) -> MatchPublic:

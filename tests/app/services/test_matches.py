@@ -137,7 +137,7 @@ def test_public_views_page_exactly_like_the_orm_feed(session: Session, two_users
                 session, alice, cursor=cursor_a, limit=2, **filters
             )
             views, cursor_b = matches.list_match_views(
-                session, alice, cursor=cursor_b, limit=2, **filters
+                session, alice.id, cursor=cursor_b, limit=2, **filters
             )
             assert [v.id for v in views] == [m.id for m in rows]
             assert [v.read for v in views] == [m.read_at is not None for m in rows]

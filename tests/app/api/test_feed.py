@@ -1,16 +1,21 @@
-"""The message feed trusts a recently checked token for a moment (``app.core.authcache``),
-but a token that stops being valid stops opening the feed at once."""
+"""The message feed (``GET /api/v1/matches``), the API's hot path: its body is exactly what
+the documented model would serialise, and it trusts a recently checked token for a moment
+(``app.core.authcache``) but a token that stops being valid stops opening it at once."""
 
 from __future__ import annotations
 
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 
 from fastapi.testclient import TestClient
 from sqlalchemy import text
 from sqlalchemy.engine import Engine
+from sqlmodel import Session
 
-from app.models import utcnow
+from app.api.schemas import MatchPage
+from app.models import Concern, utcnow
+from app.services import matches
 from tests.app.api.conftest import signup
+from tests.app.services.factories import add_match
 
 
 def _feed(client: TestClient, auth: dict[str, str]) -> int:
@@ -86,3 +91,54 @@ def test_invalidate_is_the_hook_for_writes_the_process_cannot_see(
         raw.close()
     authcache.invalidate()
     assert _feed(client, auth) == 401
+
+
+def test_the_feed_body_is_the_documented_model_byte_for_byte(
+    client: TestClient, engine: Engine
+) -> None:
+    auth = signup(client, "frank@example.com")
+    cid = client.post(
+        "/api/v1/concerns", headers=auth, json={"seed_url": "news.example.com", "keywords": "AI"}
+    ).json()["id"]
+    with Session(engine, expire_on_commit=False) as session:
+        concern = session.get(Concern, cid)
+        assert concern is not None
+        for i, (title, keywords) in enumerate(
+            [
+                ("国产 AI 芯片 “出货” 增长", ["AI", "芯片"]),
+                ('quote " and \\ slash', []),
+                ("", ["x"]),
+            ]
+        ):
+            add_match(session, concern, i, title=title, snippet="…\n\t<b>", keywords=keywords)
+        add_match(session, concern, 3, created_at=utcnow().replace(microsecond=0))  # newest
+        oldest = add_match(session, concern, 4, created_at=datetime(2026, 1, 2, tzinfo=UTC))
+        session.execute(
+            text("UPDATE matches SET score = 0.1, read_at = created_at WHERE id % 2 = 0")
+        )
+        session.execute(
+            text("UPDATE matches SET explanation = :e WHERE id % 2 = 1"),
+            {"e": '{"score": 1e-7, "nested": [1.5, null, true, "芯片"], "t": {}}'},
+        )
+        session.execute(  # beyond 64 bits: not for orjson, still served
+            text("UPDATE matches SET explanation = :e WHERE id = :id"),
+            {"e": '{"big": 12345678901234567890123}', "id": oldest.id},
+        )
+        session.commit()
+        user_id = concern.owner_id
+    cursor = None
+    for limit in (2, 2, 2, 2):
+        params: dict[str, str | int] = {"limit": limit}
+        if cursor:
+            params["cursor"] = cursor
+        resp = client.get("/api/v1/matches", headers=auth, params=params)
+        assert resp.headers["content-type"] == "application/json"
+        with Session(engine) as session:
+            views, expected_cursor = matches.list_match_views(
+                session, user_id, limit=limit, cursor=cursor
+            )
+        expected = MatchPage(items=views, next_cursor=expected_cursor).model_dump_json()
+        assert resp.content == expected.encode()
+        cursor = resp.json()["next_cursor"]
+        if cursor is None:
+            break
