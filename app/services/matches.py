@@ -13,9 +13,22 @@ import binascii
 import json
 from collections.abc import Sequence
 from datetime import UTC, datetime
+from functools import lru_cache
 from typing import Any, Literal
 
-from sqlalchemy import ColumnElement, and_, exists, func, literal, or_, tuple_, update
+from sqlalchemy import (
+    ColumnElement,
+    Integer,
+    Select,
+    and_,
+    bindparam,
+    exists,
+    func,
+    literal,
+    or_,
+    tuple_,
+    update,
+)
 from sqlalchemy import select as sa_select
 from sqlalchemy.dialects.postgresql import JSONB
 from sqlmodel import Session, col, select
@@ -200,6 +213,50 @@ _PUBLIC_COLUMNS = [
 ]  # fmt: skip
 
 
+@lru_cache(maxsize=256)
+def _feed_statement(
+    dialect: str,
+    present: tuple[bool, bool, bool],
+    keyword: bool,
+    unread: bool | None,
+    cursor: bool,
+) -> Select[Any]:
+    """The feed query for one combination of the usual filters (concern, since, until,
+    keyword, unread, cursor), with bound parameters: built once, so a request pays neither
+    for building the expression nor for its cache key. Same conditions as
+    ``_feed_conditions``."""
+    has_concern, has_since, has_until = present
+    conditions: list[Any] = [Match.user_id == bindparam("uid"), col(Match.deleted_at).is_(None)]
+    if has_concern:
+        conditions.append(Match.concern_id == bindparam("cid"))
+    if keyword:
+        column = Match.__table__.c.matched_keywords  # type: ignore[attr-defined]
+        if dialect == "postgresql":
+            conditions.append(column.cast(JSONB).contains(bindparam("kw", type_=JSONB)))
+        else:
+            values = func.json_each(column).table_valued("value")
+            conditions.append(exists().select_from(values).where(values.c.value == bindparam("kw")))
+    if has_since:
+        conditions.append(col(Match.created_at) >= bindparam("since", type_=UTCDateTime()))
+    if has_until:
+        conditions.append(col(Match.created_at) < bindparam("until", type_=UTCDateTime()))
+    if unread is True:
+        conditions.append(col(Match.read_at).is_(None))
+    elif unread is False:
+        conditions.append(col(Match.read_at).is_not(None))
+    if cursor:
+        conditions.append(
+            tuple_(col(Match.created_at), col(Match.id))
+            < tuple_(bindparam("cur_at", type_=UTCDateTime()), bindparam("cur_id", type_=Integer()))
+        )
+    return (
+        sa_select(*_PUBLIC_COLUMNS)
+        .where(and_(*conditions))
+        .order_by(*_FEED_ORDER)
+        .limit(bindparam("lim", type_=Integer()))
+    )
+
+
 def list_match_rows(
     session: Session,
     user_id: int,
@@ -217,14 +274,40 @@ def list_match_rows(
     """``list_matches`` of the user ``user_id`` as plain dicts with the fields (and order) of
     ``MatchPublic``, read as rows (no ORM objects): the API's hot path."""
     limit = max(1, min(limit, MAX_LIMIT))
-    conditions = _feed_conditions(
-        session, user_id, concern_id=concern_id, keyword=keyword, site=site, since=since,
-        until=until, q=q, unread=unread, cursor=cursor,
-    )  # fmt: skip
-    stmt = (
-        sa_select(*_PUBLIC_COLUMNS).where(and_(*conditions)).order_by(*_FEED_ORDER).limit(limit + 1)
-    )
-    rows = session.connection().execute(stmt).all()
+    if _clean_text(site) or (q and (_clean_text(q) or "").strip()):
+        conditions = _feed_conditions(
+            session, user_id, concern_id=concern_id, keyword=keyword, site=site, since=since,
+            until=until, q=q, unread=unread, cursor=cursor,
+        )  # fmt: skip
+        stmt = (
+            sa_select(*_PUBLIC_COLUMNS)
+            .where(and_(*conditions))
+            .order_by(*_FEED_ORDER)
+            .limit(limit + 1)
+        )
+        rows = session.connection().execute(stmt).all()
+    else:  # the usual filters: one prepared statement per combination, values bound
+        keyword = _clean_text(keyword)
+        params: dict[str, Any] = {
+            "uid": user_id,
+            "cid": concern_id,
+            "kw": keyword.strip() if keyword else None,
+            "since": _aware(since, "since"),
+            "until": _aware(until, "until"),
+            "lim": limit + 1,
+        }
+        if cursor:
+            params["cur_at"], params["cur_id"] = decode_cursor(cursor)
+        stmt = _feed_statement(
+            session.get_bind().dialect.name,
+            tuple(params[k] is not None for k in ("cid", "since", "until")),
+            bool(keyword),
+            unread,
+            bool(cursor),
+        )
+        if keyword and session.get_bind().dialect.name == "postgresql":
+            params["kw"] = [params["kw"]]
+        rows = session.connection().execute(stmt, params).all()
     items = [
         {
             "id": r.id,
