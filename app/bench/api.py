@@ -8,7 +8,8 @@ It creates a private database ``timelypush_bench_api`` (dropped first), seeds on
 10 concerns and ``--matches`` matches (a third read, one in fifty deleted) with SQL
 ``generate_series``, starts ``uvicorn`` with ``--workers`` processes on a free loopback port,
 logs in through the API for a bearer token, and drives each scenario with ``wrk`` (``--connections``
-open connections, ``--duration`` seconds, latency percentiles from ``--latency``).
+open connections, ``--duration`` seconds, latency percentiles from ``--latency``). Last line:
+the peak resident memory (``VmHWM``) of each API worker process over the whole run.
 """
 
 from __future__ import annotations
@@ -150,6 +151,7 @@ def start_server(url: str, port: int, workers: int) -> subprocess.Popen[bytes]:
     cmd = [
         sys.executable, "-m", "uvicorn", "app.main:create_app", "--factory",
         "--host", "127.0.0.1", "--port", str(port), "--workers", str(workers),
+        "--loop", "uvloop", "--http", "httptools",
         "--no-access-log", "--log-level", "warning",
     ]  # fmt: skip
     proc = subprocess.Popen(cmd, env=env)  # noqa: S603 (fixed argv)
@@ -162,6 +164,30 @@ def start_server(url: str, port: int, workers: int) -> subprocess.Popen[bytes]:
         time.sleep(0.1)
     proc.terminate()
     raise RuntimeError("server did not start")
+
+
+def worker_peak_rss(server: subprocess.Popen[bytes]) -> list[tuple[int, float]]:
+    """(pid, peak RSS in MB) of the server's worker processes (its children running the app),
+    or of the server itself when it has none: ``VmHWM`` from ``/proc`` (Linux)."""
+    pids: list[int] = []
+    try:
+        with open(f"/proc/{server.pid}/task/{server.pid}/children") as fh:
+            pids = [int(p) for p in fh.read().split()]
+    except OSError:
+        pass
+    workers = []
+    for pid in pids or [server.pid]:
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as fh:
+                if b"resource_tracker" in fh.read():
+                    continue
+            with open(f"/proc/{pid}/status") as fh:
+                for line in fh:
+                    if line.startswith("VmHWM:"):
+                        workers.append((pid, int(line.split()[1]) / 1024))
+        except OSError:
+            continue
+    return workers
 
 
 def _ms(value: str) -> float:
@@ -200,18 +226,19 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--duration", type=int, default=20)
     parser.add_argument("--reuse", action="store_true", help="keep the seeded database")
+    parser.add_argument("--database", default=DB_NAME, help="name of the bench database")
     args = parser.parse_args(argv)
     if shutil.which("wrk") is None:
         print("wrk is not installed (apt-get install wrk)", file=sys.stderr)
         return 2
-    url = make_url(args.pg).set(database=DB_NAME).render_as_string(hide_password=False)
+    url = make_url(args.pg).set(database=args.database).render_as_string(hide_password=False)
     if args.reuse:
         engine = create_engine(url)
         with engine.connect() as conn:
             concern_id = conn.execute(text("SELECT min(id) + 3 FROM concerns")).scalar_one()
         engine.dispose()
     else:
-        url = create_database(args.pg)
+        url = create_database(args.pg, args.database)
         concern_id = seed(url, args.matches)["concern_id"]
     port = _free_port()
     server = start_server(url, port, args.workers)
@@ -259,6 +286,13 @@ def main(argv: list[str] | None = None) -> int:
                 f"{result.p99_ms:8.1f}  {result.errors}",
                 flush=True,
             )
+        peaks = worker_peak_rss(server)
+        print(
+            "memory: peak RSS per API worker "
+            + ", ".join(f"{mb:.0f} MB" for _, mb in peaks)
+            + f" ({len(peaks)} workers, VmHWM over the run)",
+            flush=True,
+        )
     finally:
         server.send_signal(signal.SIGINT)
         try:

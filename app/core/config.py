@@ -65,6 +65,12 @@ class Settings(BaseSettings):
         description="Ask a site's RSS/Atom feed first; a 304 or only known items = unchanged "
         "visit without a crawl.",
     )
+    token_cache_seconds: float = Field(
+        2.0,
+        ge=0,
+        description="How long a worker trusts a bearer token it checked (revocations reach the "
+        "other worker processes within this time; 0 = check every request).",
+    )
     crawl_lock_seconds: float = Field(
         900.0,
         description="Lease of a due visit handed to the queue: a visit that never starts "

@@ -2,15 +2,29 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from contextlib import contextmanager
 from functools import lru_cache
+from typing import Any
 
+import orjson
 from sqlalchemy import event
 from sqlalchemy.engine import Engine
 from sqlmodel import Session, create_engine
 
+from app.core import authcache  # noqa: F401 (its listeners see every engine)
 from app.core.config import Settings, get_settings
+
+
+def _json_loads(text: str | bytes) -> Any:
+    """JSON columns as read: orjson (several times faster than ``json.loads`` on the feed's
+    50 × 2 columns per page), falling back to ``json`` for what orjson refuses (NaN, huge
+    integers) so that every stored value still reads back."""
+    try:
+        return orjson.loads(text)
+    except orjson.JSONDecodeError:
+        return json.loads(text)
 
 
 def make_engine(settings: Settings) -> Engine:
@@ -18,7 +32,10 @@ def make_engine(settings: Settings) -> Engine:
     if url.startswith("sqlite"):
         settings.var_dir.mkdir(parents=True, exist_ok=True)
         engine = create_engine(
-            url, connect_args={"check_same_thread": False, "timeout": 30}, pool_pre_ping=True
+            url,
+            connect_args={"check_same_thread": False, "timeout": 30},
+            pool_pre_ping=True,
+            json_deserializer=_json_loads,
         )
 
         @event.listens_for(engine, "connect")
@@ -30,7 +47,13 @@ def make_engine(settings: Settings) -> Engine:
             cur.close()
 
         return engine
-    return create_engine(url, pool_pre_ping=True, pool_size=10, max_overflow=20)
+    # no pool_pre_ping: it costs a `SELECT 1` round trip on every checkout. A connection the
+    # server closed (restart, failover) fails the one statement that meets it; SQLAlchemy
+    # then sees the disconnect and discards the whole pool, so the next request reconnects.
+    # pool_recycle keeps connections younger than typical server / proxy idle timeouts.
+    return create_engine(
+        url, pool_size=10, max_overflow=20, pool_recycle=1800, json_deserializer=_json_loads
+    )
 
 
 @lru_cache

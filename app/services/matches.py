@@ -13,9 +13,22 @@ import binascii
 import json
 from collections.abc import Sequence
 from datetime import UTC, datetime
+from functools import lru_cache
 from typing import Any, Literal
 
-from sqlalchemy import ColumnElement, and_, exists, func, literal, or_, tuple_, update
+from sqlalchemy import (
+    ColumnElement,
+    Integer,
+    Select,
+    and_,
+    bindparam,
+    exists,
+    func,
+    literal,
+    or_,
+    tuple_,
+    update,
+)
 from sqlalchemy import select as sa_select
 from sqlalchemy.dialects.postgresql import JSONB
 from sqlmodel import Session, col, select
@@ -111,7 +124,7 @@ def _search_filter(session: Session, q: str) -> ColumnElement[bool]:
 
 def _feed_conditions(
     session: Session,
-    user: User,
+    user_id: int | None,
     *,
     concern_id: int | None,
     keyword: str | None,
@@ -124,7 +137,7 @@ def _feed_conditions(
 ) -> list[Any]:
     keyword, site, q = (_clean_text(v) for v in (keyword, site, q))
     since, until = _aware(since, "since"), _aware(until, "until")
-    conditions: list[Any] = [Match.user_id == user.id, col(Match.deleted_at).is_(None)]
+    conditions: list[Any] = [Match.user_id == user_id, col(Match.deleted_at).is_(None)]
     if concern_id is not None:
         conditions.append(Match.concern_id == concern_id)
     if keyword:
@@ -183,7 +196,7 @@ def list_matches(
     """
     limit = max(1, min(limit, MAX_LIMIT))
     conditions = _feed_conditions(
-        session, user, concern_id=concern_id, keyword=keyword, site=site, since=since,
+        session, user.id, concern_id=concern_id, keyword=keyword, site=site, since=since,
         until=until, q=q, unread=unread, cursor=cursor,
     )  # fmt: skip
     stmt = select(Match).where(and_(*conditions)).order_by(*_FEED_ORDER).limit(limit + 1)
@@ -201,9 +214,53 @@ _PUBLIC_COLUMNS = [
 ]  # fmt: skip
 
 
-def list_match_views(
+@lru_cache(maxsize=256)
+def _feed_statement(
+    dialect: str,
+    present: tuple[bool, bool, bool],
+    keyword: bool,
+    unread: bool | None,
+    cursor: bool,
+) -> Select[Any]:
+    """The feed query for one combination of the usual filters (concern, since, until,
+    keyword, unread, cursor), with bound parameters: built once, so a request pays neither
+    for building the expression nor for its cache key. Same conditions as
+    ``_feed_conditions``."""
+    has_concern, has_since, has_until = present
+    conditions: list[Any] = [Match.user_id == bindparam("uid"), col(Match.deleted_at).is_(None)]
+    if has_concern:
+        conditions.append(Match.concern_id == bindparam("cid"))
+    if keyword:
+        column = Match.__table__.c.matched_keywords  # type: ignore[attr-defined]
+        if dialect == "postgresql":
+            conditions.append(column.cast(JSONB).contains(bindparam("kw", type_=JSONB)))
+        else:
+            values = func.json_each(column).table_valued("value")
+            conditions.append(exists().select_from(values).where(values.c.value == bindparam("kw")))
+    if has_since:
+        conditions.append(col(Match.created_at) >= bindparam("since", type_=UTCDateTime()))
+    if has_until:
+        conditions.append(col(Match.created_at) < bindparam("until", type_=UTCDateTime()))
+    if unread is True:
+        conditions.append(col(Match.read_at).is_(None))
+    elif unread is False:
+        conditions.append(col(Match.read_at).is_not(None))
+    if cursor:
+        conditions.append(
+            tuple_(col(Match.created_at), col(Match.id))
+            < tuple_(bindparam("cur_at", type_=UTCDateTime()), bindparam("cur_id", type_=Integer()))
+        )
+    return (
+        sa_select(*_PUBLIC_COLUMNS)
+        .where(and_(*conditions))
+        .order_by(*_FEED_ORDER)
+        .limit(bindparam("lim", type_=Integer()))
+    )
+
+
+def list_match_rows(
     session: Session,
-    user: User,
+    user_id: int,
     *,
     concern_id: int | None = None,
     keyword: str | None = None,
@@ -214,43 +271,90 @@ def list_match_views(
     unread: bool | None = None,
     cursor: str | None = None,
     limit: int = 50,
-) -> tuple[list[MatchPublic], str | None]:
-    """``list_matches`` as public views, read as plain rows (no ORM objects): the API's
-    hot path."""
+    lang: str | None = None,
+) -> tuple[list[dict[str, Any]], str | None]:
+    """``list_matches`` of the user ``user_id`` as plain dicts with the fields (and order) of
+    ``MatchPublic``, read as rows (no ORM objects): the API's hot path. ``lang``: the
+    why-line's language (the user's)."""
     limit = max(1, min(limit, MAX_LIMIT))
-    conditions = _feed_conditions(
-        session, user, concern_id=concern_id, keyword=keyword, site=site, since=since,
-        until=until, q=q, unread=unread, cursor=cursor,
-    )  # fmt: skip
-    stmt = (
-        sa_select(*_PUBLIC_COLUMNS).where(and_(*conditions)).order_by(*_FEED_ORDER).limit(limit + 1)
-    )
-    rows = session.connection().execute(stmt).all()
-    lang = language(user.language)
-    views = [
-        MatchPublic.model_construct(
-            id=r.id,
-            concern_id=r.concern_id,
-            page_id=r.page_id,
-            title=r.title,
-            url=r.url,
-            snippet=r.snippet,
-            score=r.score,
-            matched_keywords=r.matched_keywords,
-            explanation=r.explanation,
-            read=r.read_at is not None,
-            created_at=r.created_at,
-            probability=r.probability,
-            feedback=r.feedback,
-            why=explain_why(r.explanation, r.matched_keywords, r.score, lang),
+    if _clean_text(site) or (q and (_clean_text(q) or "").strip()):
+        conditions = _feed_conditions(
+            session, user_id, concern_id=concern_id, keyword=keyword, site=site, since=since,
+            until=until, q=q, unread=unread, cursor=cursor,
+        )  # fmt: skip
+        stmt = (
+            sa_select(*_PUBLIC_COLUMNS)
+            .where(and_(*conditions))
+            .order_by(*_FEED_ORDER)
+            .limit(limit + 1)
         )
+        rows = session.connection().execute(stmt).all()
+    else:  # the usual filters: one prepared statement per combination, values bound
+        keyword = _clean_text(keyword)
+        params: dict[str, Any] = {
+            "uid": user_id,
+            "cid": concern_id,
+            "kw": keyword.strip() if keyword else None,
+            "since": _aware(since, "since"),
+            "until": _aware(until, "until"),
+            "lim": limit + 1,
+        }
+        if cursor:
+            params["cur_at"], params["cur_id"] = decode_cursor(cursor)
+        stmt = _feed_statement(
+            session.get_bind().dialect.name,
+            tuple(params[k] is not None for k in ("cid", "since", "until")),
+            bool(keyword),
+            unread,
+            bool(cursor),
+        )
+        if keyword and session.get_bind().dialect.name == "postgresql":
+            params["kw"] = [params["kw"]]
+        rows = session.connection().execute(stmt, params).all()
+    why_lang = language(lang)
+    items = [
+        {
+            "id": r.id,
+            "concern_id": r.concern_id,
+            "page_id": r.page_id,
+            "title": r.title,
+            "url": r.url,
+            "snippet": r.snippet,
+            "score": r.score,
+            "matched_keywords": r.matched_keywords,
+            "explanation": r.explanation,
+            "read": r.read_at is not None,
+            "created_at": r.created_at,
+            "probability": r.probability,
+            "feedback": r.feedback,
+            "why": explain_why(r.explanation, r.matched_keywords, r.score, why_lang),
+        }
         for r in rows[:limit]
     ]
     next_cursor = None
     if len(rows) > limit:
         last = rows[limit - 1]
         next_cursor = _cursor_of(last.created_at, last.id)
-    return views, next_cursor
+    return items, next_cursor
+
+
+def user_language(session: Session, user_id: int) -> str | None:
+    """The user's language, for the why-lines of their feed."""
+    return (
+        session.connection()
+        .execute(
+            sa_select(User.__table__.c.language).where(User.__table__.c.id == user_id)  # type: ignore[attr-defined]
+        )
+        .scalar_one_or_none()
+    )
+
+
+def list_match_views(
+    session: Session, user_id: int, **filters: Any
+) -> tuple[list[MatchPublic], str | None]:
+    """``list_match_rows`` as ``MatchPublic`` views (built without re-validating)."""
+    items, next_cursor = list_match_rows(session, user_id, **filters)
+    return [MatchPublic.model_construct(**item) for item in items], next_cursor
 
 
 def to_public(match: Match, lang: str | None = None) -> MatchPublic:

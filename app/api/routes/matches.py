@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Annotated
+from typing import Annotated, Any
 
+import orjson
 from fastapi import APIRouter, Path, Query, Response, status
+from sqlmodel import Session
+from starlette.concurrency import run_in_threadpool
 
-from app.api.deps import MAX_ID, CurrentUser, OwnedMatch, SessionDep
+from app.api.deps import MAX_ID, CurrentUser, CurrentUserId, OwnedMatch, SessionDep
 from app.api.errors import responses
 from app.api.schemas import BulkRequest, BulkResult, FeedbackRequest, MatchPage, MatchUpdate
+from app.core.db import get_engine
 from app.models import DeliveryPublic, MatchPublic
 from app.services import delivery, feedback, matches
 
@@ -21,14 +25,25 @@ def _id(match: OwnedMatch) -> int:
     return match.id
 
 
+def _page_json(items: list[dict[str, Any]], next_cursor: str | None) -> bytes:
+    """The page as ``MatchPage`` serialises it, byte for byte (tests/app/api/test_feed.py
+    checks), with orjson: the rows are typed already, and validating or constructing 50
+    models costs more than the query. What orjson refuses (an integer beyond 64 bits in an
+    explanation) goes through the model."""
+    try:
+        return orjson.dumps({"items": items, "next_cursor": next_cursor}, option=orjson.OPT_UTC_Z)
+    except orjson.JSONEncodeError:
+        views = [MatchPublic.model_construct(**item) for item in items]
+        return MatchPage(items=views, next_cursor=next_cursor).model_dump_json().encode()
+
+
 @router.get(
     "",
     response_model=MatchPage,
     summary="The caller's messages, newest first, one page at a time",
 )
-def list_matches(
-    user: CurrentUser,
-    session: SessionDep,
+async def list_matches(
+    user_id: CurrentUserId,
     concern_id: Annotated[int | None, Query(ge=1, le=MAX_ID)] = None,
     keyword: Annotated[str | None, Query(max_length=50, description="A matched keyword")] = None,
     site: Annotated[
@@ -41,23 +56,28 @@ def list_matches(
     cursor: Annotated[str | None, Query(max_length=200, description="next_cursor")] = None,
     limit: Annotated[int, Query(ge=1, le=200)] = 50,
 ) -> Response:
-    items, next_cursor = matches.list_match_views(
-        session,
-        user,
-        concern_id=concern_id,
-        keyword=keyword,
-        site=site,
-        since=since,
-        until=until,
-        q=q,
-        unread=unread,
-        cursor=cursor,
-        limit=limit,
-    )
-    # serialised here, once: the page is built from typed rows already, and letting FastAPI
-    # validate 50 items against the response model again costs more than the query
-    page = MatchPage(items=items, next_cursor=next_cursor)
-    return Response(page.model_dump_json(), media_type="application/json")
+    # the API's hot path: the token comes from the cache (no thread, no query) and the page
+    # is read and serialised in one worker thread with its own short session, so the pooled
+    # connection is taken and given back inside that thread
+    def page() -> bytes:
+        with Session(get_engine(), expire_on_commit=False) as session:
+            items, next_cursor = matches.list_match_rows(
+                session,
+                user_id,
+                lang=matches.user_language(session, user_id),
+                concern_id=concern_id,
+                keyword=keyword,
+                site=site,
+                since=since,
+                until=until,
+                q=q,
+                unread=unread,
+                cursor=cursor,
+                limit=limit,
+            )
+        return _page_json(items, next_cursor)
+
+    return Response(await run_in_threadpool(page), media_type="application/json")
 
 
 @router.post("/bulk", summary="Mark read / unread or delete many messages")

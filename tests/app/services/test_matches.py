@@ -130,14 +130,25 @@ def test_public_views_page_exactly_like_the_orm_feed(session: Session, two_users
     for i in range(7):
         add_match(session, ca, i, keywords=["AI"] if i % 2 else ["芯片"])
     matches.mark_read(session, alice, 3)
-    for filters in ({}, {"keyword": "AI"}, {"unread": True}, {"concern_id": ca.id}):
+    middle = utcnow() - timedelta(minutes=1000 - 3)
+    for filters in (
+        {},
+        {"keyword": "AI"},
+        {"keyword": " 芯片 "},
+        {"unread": True},
+        {"unread": False},
+        {"concern_id": ca.id},
+        {"since": middle},
+        {"until": middle.replace(tzinfo=None), "keyword": "AI", "unread": True},
+        {"q": "story"},
+    ):
         cursor_a = cursor_b = None
         for _ in range(5):
             rows, cursor_a = matches.list_matches(
                 session, alice, cursor=cursor_a, limit=2, **filters
             )
             views, cursor_b = matches.list_match_views(
-                session, alice, cursor=cursor_b, limit=2, **filters
+                session, alice.id, cursor=cursor_b, limit=2, **filters
             )
             assert [v.id for v in views] == [m.id for m in rows]
             assert [v.read for v in views] == [m.read_at is not None for m in rows]
