@@ -1,0 +1,235 @@
+"""`timelypush bench match`: what the push decision pushes, against the lab webs' ground truth.
+
+For each lab web (``--web``, repeatable; Chinese or English, its manifest says) and each topic
+(coarse: zh 体育,足球,篮球,比赛 / en sports,football,tennis,rugby; fine: one keyword, zh 足球 /
+en football), one crawl of ``--pages`` fetches from the web's home page with the product
+defaults (default strategy, the judgment model at the default sensitivity). Every fetched page
+is then judged by three rules over the *same* fetched pages:
+
+* ``model`` — the product's decision (the crawl's ``matched``, end-of-visit rows included);
+* ``kp`` — the seed papers' keyword-position rule (T 0.5), on items and hubs alike, as before;
+* ``anywhere`` — a user keyword anywhere on the page.
+
+Reported per rule: precision, recall among the on-topic *items* fetched, F1, and hub pages
+pushed. On the fine topic, 20 simulated feedback clicks follow: the user reads the pushed
+messages newest first and marks each one right (👍) or wrong (👎) by the truth, up to 20; the
+model is built again as the next visit builds it (the first visit's state plus the verdicts)
+and judges the same pages. CPU per page of the judgment is timed by replaying the fetched
+pages through a fresh model. Writes ``match.json``, ``match.md`` and ``match_<web>.png``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import time
+from pathlib import Path
+from typing import Any
+
+import typer
+
+logger = logging.getLogger(__name__)
+
+CLICKS = 20
+
+
+def _prf(pushed: set[str], relevant: set[str]) -> dict[str, float]:
+    tp = len(pushed & relevant)
+    p = tp / len(pushed) if pushed else 0.0
+    r = tp / len(relevant) if relevant else 0.0
+    f = 2 * p * r / (p + r) if p + r else 0.0
+    return {
+        "precision": round(p, 3),
+        "recall": round(r, 3),
+        "f1": round(f, 3),
+        "pushed": len(pushed),
+    }
+
+
+async def _crawl(
+    proxy: str, seed: str, keywords: list[str], pages: int
+) -> tuple[list[Any], set[str]]:
+    from app.lab.runner import lab_fetch_config
+    from crawler import CrawlConfig, TopicProfile, crawl
+
+    config = CrawlConfig(max_pages=pages, scope="any", fetch=lab_fetch_config(proxy, 16))
+    fetched: list[Any] = []
+    matched: set[str] = set()
+    async for event in crawl([seed], TopicProfile.from_keywords(keywords), config):
+        if event.page is not None and not event.error:
+            fetched.append(event.page)
+        if event.matched:
+            matched.add(event.final_url)
+    return fetched, matched
+
+
+def _judge_all(pages: list[Any], keywords: list[str], **kwargs: Any) -> tuple[set[str], Any]:
+    """Replay the visit through a model (as the service judges it); pushed URLs and the model."""
+    from crawler import Judge, TopicProfile
+
+    judge = Judge(TopicProfile.from_keywords(keywords), **kwargs)
+    pushed = set()
+    for page in pages:
+        page.tokens = None
+        if judge.judge(page).relevant:
+            pushed.add(page.final_url)
+    pushed |= {url for url, _ in judge.finish()}
+    return pushed, judge
+
+
+def _topic_run(
+    truth: Any, lang: str, topic: str, keywords: list[str], pages: list[Any], matched: set[str]
+) -> dict[str, Any]:
+    from crawler import Example, TopicProfile, score_page
+    from crawler import text as textmod
+
+    items = {p.final_url for p in pages if truth.records.get(p.final_url, {}).get("kind") in ITEMS}
+    hubs = {p.final_url for p in pages} - items
+    relevant = {u for u in items if truth.relevant(u, topic)}
+    profile = TopicProfile.from_keywords(keywords)
+    kp = {p.final_url for p in pages if score_page(p, profile).matched}
+    anywhere = {
+        p.final_url
+        for p in pages
+        if profile.match_user(
+            textmod.tokenize(" ".join((p.title, p.meta_keywords, p.description, p.text)))
+        )
+    }
+    started = time.process_time()
+    _, judge = _judge_all(pages, keywords)
+    cpu_ms = (time.process_time() - started) / max(1, len(pages)) * 1000
+    out: dict[str, Any] = {
+        "topic": topic,
+        "keywords": keywords,
+        "fetched": len(pages),
+        "items": len(items),
+        "on_topic_items": len(relevant),
+        "judgment_cpu_ms_per_page": round(cpu_ms, 2),
+        "learned": [t for t, _ in judge.learned_terms(12)],
+    }
+    for name, pushed in (("model", matched), ("kp", kp), ("anywhere", anywhere)):
+        out[name] = {**_prf(pushed, relevant), "hubs_pushed": len(pushed & hubs)}
+    if topic == "football":
+        by_time = [p for p in reversed(pages) if p.final_url in matched]
+        clicks = [
+            Example(p.title, f"{p.description}\n{p.text[:1000]}", p.final_url in relevant)
+            for p in by_time[:CLICKS]
+        ]
+        after, _ = _judge_all(pages, keywords, state=judge.state(), feedback=clicks)
+        out["after_feedback"] = {
+            **_prf(after, relevant),
+            "hubs_pushed": len(after & hubs),
+            "clicks": len(clicks),
+            "thumbs_down": sum(1 for c in clicks if not c.label),
+        }
+    return out
+
+
+ITEMS = ("article",)
+"""Ground-truth page kinds that are items (everything else in the lab web is a hub)."""
+
+
+async def _bench(webs: list[Path], out: Path, pages: int, seed_key: str) -> dict[str, Any]:
+    from app.lab.judge import TOPIC_KEYWORDS
+    from app.lab.process import lab_server
+    from app.lab.truth import Truth
+
+    report: dict[str, Any] = {"pages": pages, "webs": []}
+    for web in webs:
+        manifest = json.loads((web / "manifest.json").read_text(encoding="utf-8"))
+        lang = manifest.get("lang", "zh")
+        truth = Truth.load(web)
+        seed = manifest["seeds"][seed_key]
+        runs = []
+        with lab_server(web) as proxy:
+            for topic, keywords in TOPIC_KEYWORDS[lang].items():
+                fetched, matched = await _crawl(proxy, seed, keywords, pages)
+                run = _topic_run(truth, lang, topic, keywords, fetched, matched)
+                runs.append(run)
+                typer.echo(_line(web.name, run))
+        report["webs"].append({"web": str(web), "lang": lang, "seed": seed, "runs": runs})
+        _plot(report["webs"][-1], out / f"match_{web.name}.png")
+        (out / "match.json").write_text(json.dumps(report, ensure_ascii=False, indent=1), "utf-8")
+        (out / "match.md").write_text(markdown(report) + "\n", encoding="utf-8")
+    return report
+
+
+def _line(web: str, run: dict[str, Any]) -> str:
+    parts = [f"{web} {run['topic']}: {run['on_topic_items']} on-topic of {run['items']} items"]
+    for name in ("model", "kp", "anywhere", "after_feedback"):
+        if name in run:
+            r = run[name]
+            parts.append(
+                f"{name} P {r['precision']:.3f} R {r['recall']:.3f} F1 {r['f1']:.3f} "
+                f"hubs {r['hubs_pushed']}"
+            )
+    parts.append(f"judgment {run['judgment_cpu_ms_per_page']} ms/page")
+    return " | ".join(parts)
+
+
+def markdown(report: dict[str, Any]) -> str:
+    lines = [
+        "| web | topic | on-topic items / items | rule | precision | recall | F1 | hubs pushed |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for web in report["webs"]:
+        name = Path(web["web"]).name
+        for run in web["runs"]:
+            for rule in ("model", "kp", "anywhere", "after_feedback"):
+                if rule not in run:
+                    continue
+                r = run[rule]
+                label = {"after_feedback": f"model + {CLICKS} clicks"}.get(rule, rule)
+                lines.append(
+                    f"| {name} ({web['lang']}) | {run['topic']} "
+                    f"| {run['on_topic_items']} / {run['items']} | {label} "
+                    f"| {r['precision']:.3f} | {r['recall']:.3f} | **{r['f1']:.3f}** "
+                    f"| {r['hubs_pushed']} |"
+                )
+    cpu = [run["judgment_cpu_ms_per_page"] for web in report["webs"] for run in web["runs"]]
+    if cpu:
+        lines.append("")
+        lines.append(f"Judgment CPU per page: {min(cpu)}–{max(cpu)} ms.")
+    return "\n".join(lines)
+
+
+def _plot(web: dict[str, Any], path: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    rules = ("model", "kp", "anywhere", "after_feedback")
+    runs = web["runs"]
+    fig, ax = plt.subplots(figsize=(7, 4), dpi=110)
+    width = 0.8 / len(rules)
+    for k, rule in enumerate(rules):
+        xs = [i + k * width for i, run in enumerate(runs) if rule in run]
+        ys = [run[rule]["f1"] for run in runs if rule in run]
+        ax.bar(xs, ys, width, label=rule.replace("_", " "))
+    ax.set_xticks([i + 0.3 for i in range(len(runs))], [run["topic"] for run in runs])
+    ax.set_ylabel("F1 (on-topic items fetched)")
+    ax.set_ylim(0, 1)
+    ax.set_title(f"push decision, {Path(web['web']).name} ({web['lang']})")
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(path)
+    plt.close(fig)
+
+
+def register(bench_cli: typer.Typer) -> None:
+    """Add `bench match` to the bench group."""
+
+    @bench_cli.command("match")
+    def match(
+        web: list[Path] = typer.Option(..., "--web", help="A web built by `timelypush lab build`."),
+        out: Path = typer.Option(Path("var/bench/match"), "--out", help="Where results go."),
+        pages: int = typer.Option(1000, "--pages", min=50, help="Fetches per crawl."),
+        seed: str = typer.Option("home", "--seed", help="Seed from the manifest: home|sports."),
+    ) -> None:
+        """Precision, recall and F1 of what is pushed, on each lab web and topic."""
+        logging.basicConfig(level=logging.WARNING)
+        out.mkdir(parents=True, exist_ok=True)
+        asyncio.run(_bench(web, out, pages, seed))
+        typer.echo(f"wrote {out / 'match.json'}, {out / 'match.md'} and the plots")
