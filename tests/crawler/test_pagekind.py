@@ -91,11 +91,13 @@ def _link_list(n: int, words: str) -> str:
     [
         (  # a channel page: a list of links under a short heading
             "http://sports.example.cn/",
-            f"<html><head><title>体育频道</title></head><body><h1>体育</h1><ul>{_link_list(40, '足球')}</ul></body></html>",
+            "<html><head><title>体育频道</title></head><body><h1>体育</h1>"
+            f"<ul>{_link_list(40, '足球')}</ul></body></html>",
         ),
         (  # pagination
             "http://sports.example.cn/roll/index_3.shtml",
-            f"<html><head><title>滚动新闻 第3页</title></head><body><ul>{_link_list(30, '体育')}</ul></body></html>",
+            "<html><head><title>滚动新闻 第3页</title></head>"
+            f"<body><ul>{_link_list(30, '体育')}</ul></body></html>",
         ),
         (  # an English tag page
             "https://www.example.com/tag/football?page=2",
@@ -108,8 +110,9 @@ def _link_list(n: int, words: str) -> str:
         ),
         (  # an about page
             "https://www.example.com/about",
-            "<html><head><title>About us</title></head><body><h1>About us</h1><p>Contact the desk.</p>"
-            "<a href='/'>Home</a><a href='/contact'>Contact</a></body></html>",
+            "<html><head><title>About us</title></head><body><h1>About us</h1>"
+            "<p>Contact the desk.</p><a href='/'>Home</a><a href='/contact'>Contact</a>"
+            "</body></html>",
         ),
     ],
 )
