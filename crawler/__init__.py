@@ -22,6 +22,7 @@ from crawler.fetch import FetchConfig, Fetcher
 from crawler.fingerprint import content_hash, hamming, near_duplicate, simhash
 from crawler.guard import UrlGuard, ensure_public_url
 from crawler.parse import decode_body, parse_html
+from crawler.pinning import GuardedBackend, pinned_transport
 from crawler.profile import TopicProfile
 from crawler.relevance import Relevance, score_page
 from crawler.types import Link, Page
@@ -37,6 +38,7 @@ __all__ = [
     "FetchError",
     "FetchTimeout",
     "Fetcher",
+    "GuardedBackend",
     "HTTPStatusError",
     "Link",
     "NetworkError",
@@ -58,6 +60,7 @@ __all__ = [
     "in_scope",
     "near_duplicate",
     "parse_html",
+    "pinned_transport",
     "registered_domain",
     "score_page",
     "simhash",

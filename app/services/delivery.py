@@ -56,6 +56,7 @@ from app.services.delivery_policy import (
     quiet_until,
 )
 from app.services.errors import NotFound
+from app.services.urlcheck import guarded_client
 from push import Channel, ConfigError, DeliveryResult, Message, language, new_secret
 
 logger = logging.getLogger(__name__)
@@ -328,6 +329,8 @@ async def _send_all(
     gate = asyncio.Semaphore(SEND_CONCURRENCY)
     async with AsyncExitStack() as stack:
         client = await stack.enter_async_context(httpx.AsyncClient(follow_redirects=False))
+        # webhooks go to user-supplied URLs: connect only to guard-checked addresses
+        hooks = await stack.enter_async_context(guarded_client(settings, follow_redirects=False))
         cache: dict[str, Channel | Exception] = {}
 
         async def channel_for(row: Delivery, secret: str | None) -> Channel:
@@ -340,9 +343,7 @@ async def _send_all(
                     elif row.channel == "sms":
                         cache[name] = channels.sms_channel(settings, client=client)
                     else:
-                        cache[name] = channels.webhook_channel(
-                            settings, secret or "", client=client
-                        )
+                        cache[name] = channels.webhook_channel(settings, secret or "", client=hooks)
                 except Exception as exc:
                     cache[name] = exc
             found = cache[name]
@@ -573,14 +574,17 @@ def test_channel(
     message = test_message(settings, channel, language(lang))
 
     async def go() -> DeliveryResult:
-        async with httpx.AsyncClient(follow_redirects=False) as client:
+        async with (
+            httpx.AsyncClient(follow_redirects=False) as client,
+            guarded_client(settings, follow_redirects=False) as hooks,
+        ):
             if channel == "email":
                 async with channels.email_channel(settings) as email:
                     return await email.send(message, target)
             if channel == "sms":
                 return await channels.sms_channel(settings, client=client).send(message, target)
             if channel == "webhook":
-                hook = channels.webhook_channel(settings, secret or new_secret(), client=client)
+                hook = channels.webhook_channel(settings, secret or new_secret(), client=hooks)
                 return await hook.send(message, target)
             raise ValueError(f"unknown channel {channel!r}: choose email, webhook or sms")
 

@@ -68,6 +68,20 @@ def normalize_url(raw: str, *, field: str = "url") -> str:
     return url
 
 
+def guarded_client(settings: Settings, **kwargs: Any) -> httpx.AsyncClient:
+    """An httpx client for user-supplied URLs: every connection goes to an address the URL
+    guard checked (no second DNS lookup, so no rebinding), over http and https alike.
+
+    With a proxy the proxy resolves names, and must itself refuse private destinations.
+    """
+    if settings.proxy:
+        return httpx.AsyncClient(proxy=settings.proxy, **kwargs)
+    from crawler import UrlGuard, pinned_transport
+
+    transport = pinned_transport(UrlGuard(allowlist=settings.allowlist))
+    return httpx.AsyncClient(transport=transport, **kwargs)
+
+
 async def guard(settings: Settings, url: str, *, field: str = "url") -> None:
     """Refuse URLs that resolve to private or otherwise non-public addresses."""
     from crawler import BlockedURL, FetchError, UrlGuard
@@ -92,8 +106,8 @@ async def probe(settings: Settings, url: str, *, seconds: float = PROBE_TIMEOUT)
     Raises Invalid with a message that says what went wrong (DNS, refused, timeout, status).
     """
     headers = {"User-Agent": settings.user_agent}
-    async with httpx.AsyncClient(
-        timeout=seconds, follow_redirects=False, proxy=settings.proxy, headers=headers
+    async with guarded_client(
+        settings, timeout=seconds, follow_redirects=False, headers=headers
     ) as client:
         current = url
         for _ in range(MAX_REDIRECTS + 1):
