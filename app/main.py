@@ -39,11 +39,26 @@ def _check_redis(url: str) -> tuple[bool, str]:
         return False, f"{type(exc).__name__}: {exc}"[:300]
 
 
+def _warn_development_channels(settings: Settings) -> None:
+    """Say loudly at start when messages go nowhere (development setups)."""
+    if not settings.smtp_host:
+        logger.warning(
+            "DEVELOPMENT SETUP: TIMELYPUSH_SMTP_HOST is not set, so no email is sent "
+            "(verification, password reset, notifications); email password reset is off"
+        )
+    if settings.sms_provider == "console":
+        logger.warning(
+            "DEVELOPMENT SETUP: TIMELYPUSH_SMS_PROVIDER=console sends no SMS, it only logs "
+            "that one was due; SMS password reset is off"
+        )
+
+
 def create_app(settings: Settings | None = None) -> FastAPI:
     settings = settings or get_settings()
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        _warn_development_channels(settings)
         async with embedded.lifespan(app, settings):
             yield
 

@@ -225,7 +225,14 @@ def make_password_reset_token(settings: Settings, user: User) -> str:
 
 
 def request_password_reset(session: Session, settings: Settings, *, email: str) -> None:
-    """Email a single-use, expiring reset link. Silent for unknown addresses."""
+    """Email a single-use, expiring reset link. Silent for unknown addresses; Invalid when
+    this server cannot send email (a reset that cannot arrive is not offered)."""
+    if not email_reset_available(settings):
+        raise Invalid(
+            "Password reset by email is not available on this server; "
+            "please ask the administrator.",
+            code="email_unavailable",
+        )
     address = (email or "").strip().lower()
     user = session.exec(select(User).where(User.email == address)).first()
     if user is None or not user.is_active:
@@ -255,8 +262,14 @@ def reset_password(session: Session, settings: Settings, *, token: str, new_pass
 
 
 def sms_reset_available(settings: Settings) -> bool:
-    """True when an SMS channel is configured for reset codes."""
-    return settings.sms_provider != "none"
+    """True when a real SMS provider is configured for reset codes (the console adapter
+    delivers nothing, so it does not count)."""
+    return settings.sms_provider not in ("none", "console")
+
+
+def email_reset_available(settings: Settings) -> bool:
+    """True when SMTP is configured, so an emailed reset link can arrive."""
+    return bool(settings.smtp_host)
 
 
 def _code_hash(settings: Settings, user_id: int, code: str) -> str:

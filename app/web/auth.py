@@ -187,10 +187,11 @@ def _forgot(
     request: Request, values: dict[str, str], errors: dict[str, str], status: int = 200
 ) -> HTMLResponse:
     sms = accounts.sms_reset_available(get_settings())
+    mail = accounts.email_reset_available(get_settings())
     return render(
         request,
         "auth/forgot.html",
-        {"form": kept(values), "errors": errors, "sms_enabled": sms},
+        {"form": kept(values), "errors": errors, "sms_enabled": sms, "email_enabled": mail},
         status_code=status,
     )
 

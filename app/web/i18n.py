@@ -307,6 +307,8 @@ ZH: dict[str, str] = {
     "error:invalid_timezone": "未知时区（请使用 Asia/Shanghai 这样的名称）。",
     "error:invalid_phone": "请输入带国家代码的手机号，例如 +8613800138000。",
     "error:sms_unavailable": "暂不支持短信重置密码。",
+    "error:email_unavailable": "本服务器无法发送邮件，暂不能通过邮件重置密码，请联系管理员。",
+    "This server cannot send email or SMS, so a password cannot be reset here. Please ask the administrator.": "本服务器无法发送邮件或短信，因此不能在这里重置密码，请联系管理员。",
     "error:invalid_cursor": "分页参数无效，请从第一页重新开始。",
     "error:too_many_concerns": "关注数量已达上限，请先删除一些。",
     "error:throttled": "尝试次数过多，请 {minutes} 分钟后再试。",

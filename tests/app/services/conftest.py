@@ -22,8 +22,21 @@ def allow_test_hosts(monkeypatch: pytest.MonkeyPatch, settings_env: None) -> Ite
 
 @pytest.fixture
 def outbox(monkeypatch: pytest.MonkeyPatch) -> list[dict[str, Any]]:
-    """Account emails and SMS captured instead of sent."""
+    """Account emails and SMS captured instead of sent (email and an SMS provider count as
+    configured, so reset by link and by code are offered)."""
+    from app.core.config import get_settings
     from app.services import accounts
+
+    for name, value in {
+        "SMTP_HOST": "127.0.0.1",
+        "SMTP_PORT": "9",
+        "SMS_PROVIDER": "twilio",
+        "TWILIO_ACCOUNT_SID": "AC0",
+        "TWILIO_AUTH_TOKEN": "not-a-token",
+        "TWILIO_FROM": "+15550000",
+    }.items():
+        monkeypatch.setenv(f"TIMELYPUSH_{name}", value)
+    get_settings.cache_clear()
 
     sent: list[dict[str, Any]] = []
 

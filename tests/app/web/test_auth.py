@@ -225,7 +225,16 @@ def test_sms_reset_is_offered_only_when_configured(client, monkeypatch, db):
     assert "/forgot/sms" not in client.get("/forgot").text
     from app.core.config import get_settings
 
-    monkeypatch.setenv("TIMELYPUSH_SMS_PROVIDER", "console")
+    monkeypatch.setenv("TIMELYPUSH_SMS_PROVIDER", "console")  # delivers nothing: not offered
+    get_settings.cache_clear()
+    assert "/forgot/sms" not in client.get("/forgot").text
+    for name, value in {
+        "SMS_PROVIDER": "twilio",
+        "TWILIO_ACCOUNT_SID": "AC0",
+        "TWILIO_AUTH_TOKEN": "not-a-token",
+        "TWILIO_FROM": "+15550000",
+    }.items():
+        monkeypatch.setenv(f"TIMELYPUSH_{name}", value)
     get_settings.cache_clear()
     assert "/forgot/sms" in client.get("/forgot").text
 
