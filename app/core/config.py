@@ -73,6 +73,15 @@ class Settings(BaseSettings):
         600.0, description="Wall-clock limit of one site visit, seconds (Celery hard limit +60)."
     )
 
+    rate_limits: str = Field(
+        "",
+        description="Rate-limit overrides, e.g. `login=5/15m,reset_email=3/1h` (names and "
+        "defaults in app/services/throttle.py; README lists them).",
+    )
+    api_token_days: int = Field(
+        90, ge=1, description="Lifetime of an API token, days; refreshing starts it again."
+    )
+
     # --- crawler -------------------------------------------------------------------------
     user_agent: str = Field(
         "TimelyPush/0.1 (+https://github.com/timelypush/timelypush)",

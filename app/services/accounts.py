@@ -17,6 +17,7 @@ from urllib.parse import urlencode
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from email_validator import EmailNotValidError, validate_email
+from sqlalchemy import delete, update
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, col, select
 
@@ -31,7 +32,7 @@ from app.core.security import (
     unsign,
     verify_password,
 )
-from app.models import PUSH_MODES, ApiToken, ProfileUpdate, ResetCode, User, utcnow
+from app.models import PUSH_MODES, ApiToken, ProfileUpdate, ResetCode, User, WebSession, utcnow
 from app.services import throttle
 from app.services.errors import Conflict, Invalid, NotFound, Unauthorized
 from app.services.urlcheck import guard, normalize_url, run_sync
@@ -43,12 +44,8 @@ VERIFY_PATH = "/verify-email"
 RESET_PATH = "/reset-password"
 VERIFY_MAX_AGE = 3 * 24 * 3600
 RESET_MAX_AGE = 2 * 3600
-LOGIN_WINDOW = timedelta(minutes=15)
-MAX_ACCOUNT_FAILURES = 5
-MAX_IP_FAILURES = 20
 SMS_CODE_TTL = timedelta(minutes=10)
 SMS_CODE_ATTEMPTS = 5
-SMS_SENDS_PER_WINDOW = 3
 TOKEN_TOUCH_INTERVAL = timedelta(minutes=1)
 LANGUAGES = ("zh", "en")
 MIN_PASSWORD = 8
@@ -67,6 +64,15 @@ def clean_email(email: str) -> str:
     except EmailNotValidError as exc:
         raise Invalid(str(exc), code="invalid_email", details={"field": "email"}) from exc
     return info.normalized.lower()
+
+
+def normalize_email(email: str) -> str:
+    """The form an address is stored and looked up in (``clean_email`` when it is valid);
+    never raises, so a login with a malformed address is just a wrong login."""
+    try:
+        return clean_email(email)
+    except Invalid:
+        return (email or "").strip().lower()
 
 
 def check_password(password: str) -> None:
@@ -139,24 +145,18 @@ def register_user(
 def authenticate(session: Session, *, email: str, password: str, ip: str | None) -> User:
     """The user with these credentials.
 
-    Throttled after MAX_ACCOUNT_FAILURES failures for the account or MAX_IP_FAILURES from
-    the IP inside LOGIN_WINDOW; Unauthorized on wrong credentials or a disabled account.
+    Every attempt is counted before the password is checked (``throttle``: account × IP,
+    IP, and account alone, each with exponential back-off); Throttled when one of them says
+    wait, Unauthorized on wrong credentials or a disabled account.
     """
-    address = (email or "").strip().lower()
-    acct_key = f"login:acct:{address}"
-    ip_key = f"login:ip:{ip or 'unknown'}"
-    message = "Too many failed logins. Please wait a few minutes and try again."
-    throttle.check(
-        session, acct_key, limit=MAX_ACCOUNT_FAILURES, window=LOGIN_WINDOW, message=message
-    )
-    throttle.check(session, ip_key, limit=MAX_IP_FAILURES, window=LOGIN_WINDOW, message=message)
+    address = normalize_email(email)
+    settings = _settings()
+    _count_password_attempt(session, settings, address, ip)
     user = session.exec(select(User).where(User.email == address)).first()
     ok = verify_password(user.password_hash if user else _DUMMY_HASH, password)
     if user is None or not ok or not user.is_active:
-        throttle.record(session, acct_key, ip_key, window=LOGIN_WINDOW)
-        session.commit()
         raise Unauthorized("Wrong email or password.", code="bad_credentials")
-    throttle.clear(session, acct_key)
+    _password_was_right(session, settings, address, ip)
     if needs_rehash(user.password_hash):
         user.password_hash = hash_password(password)
         session.add(user)
@@ -164,20 +164,69 @@ def authenticate(session: Session, *, email: str, password: str, ip: str | None)
     return user
 
 
-def change_password(
-    session: Session, user: User, *, current_password: str, new_password: str
+def _count_password_attempt(
+    session: Session, settings: Settings, account: str, ip: str | None
 ) -> None:
-    """Set a new password after checking the current one (invalidates reset links)."""
-    if not verify_password(user.password_hash, current_password):
+    throttle.hit(session, settings, "login", account, ip)
+    throttle.hit(session, settings, "login_ip", ip)
+    throttle.hit(session, settings, "login_account", account)
+
+
+def _password_was_right(session: Session, settings: Settings, account: str, ip: str | None) -> None:
+    throttle.clear(session, settings, "login", account, ip)
+    throttle.refund(session, settings, "login_ip", ip)
+    throttle.refund(session, settings, "login_account", account)
+
+
+def check_current_password(
+    session: Session, user: User, password: str, *, ip: str | None = None
+) -> None:
+    """Unauthorized unless ``password`` is the user's (throttled like a login)."""
+    settings = _settings()
+    _count_password_attempt(session, settings, user.email, ip)
+    if not verify_password(user.password_hash, password):
         raise Unauthorized(
             "The current password is wrong.",
             code="bad_credentials",
             details={"field": "current_password"},
         )
+    _password_was_right(session, settings, user.email, ip)
+
+
+def change_password(
+    session: Session,
+    user: User,
+    *,
+    current_password: str,
+    new_password: str,
+    ip: str | None = None,
+) -> None:
+    """Set a new password after checking the current one. Every API token and every browser
+    session of the user ends (the caller starts a new session for the current browser)."""
     check_password(new_password)
+    check_current_password(session, user, current_password, ip=ip)
+    _set_password(session, user, new_password)
+    session.commit()
+
+
+def _set_password(session: Session, user: User, new_password: str) -> None:
+    """The new password hash (reset links die with the old one), all tokens and web
+    sessions revoked; the caller commits."""
     user.password_hash = hash_password(new_password)
     session.add(user)
-    session.commit()
+    revoke_everything(session, user)
+
+
+def revoke_everything(session: Session, user: User) -> None:
+    """End every API token and every browser session of ``user`` (the caller commits)."""
+    now = utcnow()
+    session.exec(
+        update(ApiToken)
+        .where(col(ApiToken.user_id) == user.id, col(ApiToken.revoked_at).is_(None))
+        .values(revoked_at=now)
+    )
+    session.exec(delete(WebSession).where(col(WebSession.user_id) == user.id))
+    session.flush()
 
 
 # --- email verification ----------------------------------------------------------------------
@@ -233,7 +282,7 @@ def request_password_reset(session: Session, settings: Settings, *, email: str) 
             "please ask the administrator.",
             code="email_unavailable",
         )
-    address = (email or "").strip().lower()
+    address = normalize_email(email)
     user = session.exec(select(User).where(User.email == address)).first()
     if user is None or not user.is_active:
         logger.info("password reset requested for an unknown address")
@@ -254,9 +303,7 @@ def reset_password(session: Session, settings: Settings, *, token: str, new_pass
     ):
         raise Invalid("This reset link is invalid, expired or already used.", code="invalid_token")
     check_password(new_password)
-    user.password_hash = hash_password(new_password)
-    session.add(user)
-    throttle.clear(session, f"login:acct:{user.email}")
+    _set_password(session, user, new_password)
     session.commit()
     return user
 
@@ -279,22 +326,15 @@ def _code_hash(settings: Settings, user_id: int, code: str) -> str:
 
 def request_sms_reset(session: Session, settings: Settings, *, email: str) -> None:
     """Text a 6-digit reset code to the account's phone. Silent for unknown addresses or
-    accounts without a phone; Throttled after SMS_SENDS_PER_WINDOW sends in LOGIN_WINDOW."""
+    accounts without a phone; Throttled by the "sms_reset" limit."""
     if not sms_reset_available(settings):
         raise Invalid("Password reset by SMS is not available.", code="sms_unavailable")
-    address = (email or "").strip().lower()
+    address = normalize_email(email)
     user = session.exec(select(User).where(User.email == address)).first()
     if user is None or not user.phone or not user.is_active or user.id is None:
         logger.info("SMS reset requested for an unknown address or an account without phone")
         return
-    key = f"sms-reset:{user.id}"
-    throttle.check(
-        session,
-        key,
-        limit=SMS_SENDS_PER_WINDOW,
-        window=LOGIN_WINDOW,
-        message="Too many codes requested. Please wait a few minutes.",
-    )
+    throttle.hit(session, settings, "sms_reset", user.id)
     code = f"{secrets.randbelow(1_000_000):06d}"
     # a new code replaces the older ones
     for old in list(
@@ -311,7 +351,6 @@ def request_sms_reset(session: Session, settings: Settings, *, email: str) -> No
             expires_at=utcnow() + SMS_CODE_TTL,
         )
     )
-    throttle.record(session, key, window=LOGIN_WINDOW)
     session.commit()
     minutes = int(SMS_CODE_TTL.total_seconds() // 60)
     text = (
@@ -327,7 +366,7 @@ def reset_password_with_code(
 ) -> User:
     """Set a new password with an SMS code (single use, expiring, SMS_CODE_ATTEMPTS tries)."""
     bad = Invalid("The code is wrong or has expired.", code="invalid_code")
-    address = (email or "").strip().lower()
+    address = normalize_email(email)
     user = session.exec(select(User).where(User.email == address)).first()
     if user is None or user.id is None:
         raise bad
@@ -345,9 +384,8 @@ def reset_password_with_code(
         raise bad
     check_password(new_password)
     row.used_at = utcnow()
-    user.password_hash = hash_password(new_password)
-    session.add_all([row, user])
-    throttle.clear(session, f"login:acct:{user.email}")
+    session.add(row)
+    _set_password(session, user, new_password)
     session.commit()
     return user
 
@@ -462,6 +500,7 @@ def issue_token(session: Session, user: User, *, name: str) -> tuple[str, ApiTok
         user_id=user.id,
         name=(name or "device").strip()[:100] or "device",
         token_hash=hash_token(plaintext),
+        expires_at=utcnow() + timedelta(days=_settings().api_token_days),
     )
     session.add(row)
     session.commit()
@@ -485,6 +524,19 @@ def get_token(session: Session, user: User, token_id: int) -> ApiToken:
     row = session.get(ApiToken, token_id)
     if row is None or row.user_id != user.id or row.revoked_at is not None:
         raise NotFound("No such token.", code="token_not_found")
+    return row
+
+
+def refresh_token(session: Session, user: User, token_id: int) -> ApiToken:
+    """Give one of the user's tokens a full lifetime again from now (it must still work:
+    an expired token is dead, its device logs in again)."""
+    row = get_token(session, user, token_id)
+    now = utcnow()
+    if row.expires_at is not None and row.expires_at <= now:
+        raise NotFound("No such token.", code="token_not_found")
+    row.expires_at = now + timedelta(days=_settings().api_token_days)
+    session.add(row)
+    session.commit()
     return row
 
 

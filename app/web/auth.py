@@ -17,7 +17,7 @@ from app.services import accounts
 from app.services.errors import ServiceError
 from app.web import i18n
 from app.web.csrf import csrf_protect
-from app.web.forms import errors_for, kept, message, read_form, safe_next
+from app.web.forms import errors_for, kept, message, read_form, safe_next, with_retry_after
 from app.web.sessions import LANG_KEY, CurrentUser, Db, MaybeUser, flash, login, logout
 from app.web.templating import redirect, render
 
@@ -79,7 +79,7 @@ async def register(request: Request, db: Db) -> Response:
             },
             status_code=exc.status,
         )
-    login(request, user)
+    login(request, user, db)
     try:
         await run_in_threadpool(accounts.send_verification_email, get_settings(), user)
         flash(request, "We sent a verification link to {email}.", "success", email=user.email)
@@ -159,7 +159,7 @@ async def login_submit(request: Request, db: Db) -> Response:
         )
     except ServiceError as exc:
         errors = errors_for(request, None, exc)
-        return render(
+        page = render(
             request,
             "auth/login.html",
             {
@@ -169,13 +169,14 @@ async def login_submit(request: Request, db: Db) -> Response:
             },
             status_code=exc.status,
         )
-    login(request, user)
+        return with_retry_after(page, exc)
+    login(request, user, db)
     return redirect(safe_next(values.get("next")))
 
 
 @router.post("/logout")
-def logout_submit(request: Request) -> Response:
-    logout(request)
+def logout_submit(request: Request, db: Db) -> Response:
+    logout(request, db)
     flash(request, "You are logged out.", "info")
     return redirect("/login")
 
@@ -268,7 +269,7 @@ async def reset_submit(request: Request, db: Db) -> Response:
     except ServiceError as exc:
         ctx["errors"] = errors_for(request, None, exc, fields=("password",))
         return render(request, "auth/reset.html", ctx, status_code=exc.status)
-    logout(request)
+    logout(request, db)
     flash(request, "Your password is changed. Please log in.", "success")
     return redirect("/login")
 
@@ -309,6 +310,6 @@ async def reset_sms_submit(request: Request, db: Db) -> Response:
             errors = {"code": errors.pop("form", "")} | errors
         ctx["errors"] = errors
         return render(request, "auth/reset.html", ctx, status_code=exc.status)
-    logout(request)
+    logout(request, db)
     flash(request, "Your password is changed. Please log in.", "success")
     return redirect("/login")

@@ -12,7 +12,7 @@ from fastapi.responses import Response
 from starlette.concurrency import run_in_threadpool
 
 from app.core.config import get_settings
-from app.models import CHANNELS, PUSH_MODES, ProfileUpdate, User
+from app.models import CHANNELS, PUSH_MODES, ProfileUpdate, User, utcnow
 from app.services import accounts, delivery
 from app.services.errors import NotFound, ServiceError
 from app.web.csrf import csrf_protect
@@ -79,6 +79,7 @@ def _page(
             "errors": errors or {},
             "new_secret": new_secret,
             "tokens": accounts.list_tokens(db, user),
+            "now": utcnow(),
             "timezones": zones,
             "push_modes": PUSH_MODES,
         },
@@ -168,6 +169,7 @@ async def change_password(request: Request, db: Db, user: CurrentUser) -> Respon
             user,
             current_password=values.get("current_password", ""),
             new_password=values.get("password", ""),
+            ip=request.client.host if request.client else None,
         )
     except ServiceError as exc:
         db.rollback()
@@ -175,7 +177,7 @@ async def change_password(request: Request, db: Db, user: CurrentUser) -> Respon
         if exc.code == "bad_credentials":
             errors = {"current_password": message(request, user, "The current password is wrong.")}
         return _page(request, db, user, errors=errors, status=exc.status)
-    login(request, user)
+    login(request, user, db)
     flash(request, "Password changed.", "success")
     return redirect("/settings")
 
@@ -200,6 +202,16 @@ def rotate_secret(request: Request, db: Db, user: CurrentUser) -> Response:
     response = _page(request, db, user, new_secret=secret)
     response.headers["Cache-Control"] = "no-store"
     return response
+
+
+@router.post("/tokens/{token_id}/refresh")
+def refresh_token(request: Request, db: Db, user: CurrentUser, token_id: int) -> Response:
+    try:
+        accounts.refresh_token(db, user, token_id)
+        flash(request, "Token extended.", "success")
+    except ServiceError:
+        raise PageNotFound from None
+    return redirect("/settings#tokens")
 
 
 @router.post("/tokens/{token_id}/revoke")

@@ -73,6 +73,16 @@ def get_token(token: OwnedToken) -> ApiTokenPublic:
     return ApiTokenPublic.model_validate(token)
 
 
+@router.post(
+    "/tokens/{token_id}/refresh",
+    responses=responses(401, 404),
+    summary="Extend a token's lifetime (TIMELYPUSH_API_TOKEN_DAYS from now)",
+)
+def refresh_token(token: OwnedToken, user: CurrentUser, session: SessionDep) -> ApiTokenPublic:
+    assert token.id is not None
+    return ApiTokenPublic.model_validate(accounts.refresh_token(session, user, token.id))
+
+
 @router.delete(
     "/tokens/{token_id}",
     status_code=status.HTTP_204_NO_CONTENT,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from fastapi import APIRouter, Body, status
+from fastapi import APIRouter, Body, Request, status
 
 from app.api.deps import CurrentUser, SessionDep, SettingsDep
 from app.api.errors import responses
@@ -59,10 +59,21 @@ def rotate_webhook_secret(user: CurrentUser, session: SessionDep) -> WebhookSecr
     return WebhookSecret(secret=accounts.rotate_webhook_secret(session, user))
 
 
-@router.post("/password", status_code=status.HTTP_204_NO_CONTENT, summary="Change the password")
-def change_password(body: PasswordChange, user: CurrentUser, session: SessionDep) -> None:
+@router.post(
+    "/password",
+    status_code=status.HTTP_204_NO_CONTENT,
+    responses=responses(429),
+    summary="Change the password (every API token and web session ends: log in again)",
+)
+def change_password(
+    body: PasswordChange, request: Request, user: CurrentUser, session: SessionDep
+) -> None:
     accounts.change_password(
-        session, user, current_password=body.current_password, new_password=body.new_password
+        session,
+        user,
+        current_password=body.current_password,
+        new_password=body.new_password,
+        ip=request.client.host if request.client else None,
     )
 
 

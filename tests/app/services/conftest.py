@@ -55,3 +55,17 @@ def make_user(session: Session, email: str = "alice@example.com", password: str 
     from app.services.accounts import register_user
 
     return register_user(session, email=email, password=password)
+
+
+@pytest.fixture
+def slow_backoff(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Back-off delays of a minute, so that no test depends on how fast the machine is."""
+    from dataclasses import replace
+    from datetime import timedelta
+
+    from app.services import throttle
+
+    for name in ("login", "login_ip", "login_account"):
+        slow = replace(throttle.DEFAULTS[name], base_delay=timedelta(minutes=1))
+        monkeypatch.setitem(throttle.DEFAULTS, name, slow)
+    monkeypatch.setattr(throttle, "_parsed", {})
