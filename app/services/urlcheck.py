@@ -45,7 +45,13 @@ def normalize_url(raw: str, *, field: str = "url") -> str:
         raise Invalid("Please enter a URL.", code="invalid_url", details={"field": field})
     if "://" not in url:
         url = "https://" + url.lstrip("/")
-    parts = urlsplit(url)
+    try:
+        url.encode("utf-8")
+        parts = urlsplit(url)
+    except ValueError as exc:  # "http://[::1/", a lone surrogate …
+        raise Invalid(
+            f"{raw!r} is not a valid URL.", code="invalid_url", details={"field": field}
+        ) from exc
     if parts.scheme.lower() not in ("http", "https"):
         raise Invalid(
             f"Only http:// and https:// addresses can be watched, not {parts.scheme}://.",
