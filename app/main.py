@@ -7,13 +7,15 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
 
-from fastapi import FastAPI
-from fastapi.responses import JSONResponse
+from fastapi import FastAPI, Request
+from fastapi.responses import JSONResponse, Response
 from sqlalchemy import text
 
 from app import api, embedded, metrics, web
+from app.api.errors import on_service_error
 from app.core.config import Settings, get_settings
 from app.core.db import get_engine
+from app.services.errors import Throttled
 
 logger = logging.getLogger(__name__)
 
@@ -91,5 +93,13 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     api.install(app)
     web.install(app)
+
+    async def on_throttled(request: Request, exc: Exception) -> Response:
+        """A rate limit: the API's JSON error or the web's page, 429 with Retry-After."""
+        if request.url.path.startswith("/api/"):
+            return await on_service_error(request, exc)
+        return await web.throttled_page(request, exc)
+
+    app.add_exception_handler(Throttled, on_throttled)
     metrics.install(app)
     return app

@@ -113,13 +113,21 @@ def _hhmm(value: str, field: str) -> str:
 
 
 def register_user(
-    session: Session, *, email: str, password: str, language: str | None = None
+    session: Session,
+    *,
+    email: str,
+    password: str,
+    language: str | None = None,
+    ip: str | None = None,
 ) -> User:
-    """Create an unverified account; Conflict when the address is taken."""
+    """Create an unverified account; Conflict when the address is taken. A sign-up from
+    the web or the API (``ip`` given) counts against the "register_ip" limit."""
     email = clean_email(email)
     check_password(password)
     if language is not None and language not in LANGUAGES:
         raise Invalid("language must be zh or en.", details={"field": "language"})
+    if ip is not None:
+        throttle.hit(session, _settings(), "register_ip", ip)
     if crud.get_user_by_email(session, email=email) is not None:
         raise Conflict(
             f"An account for {email} already exists.",
@@ -251,6 +259,15 @@ def verify_email(session: Session, settings: Settings, token: str) -> User:
     return user
 
 
+def resend_verification(session: Session, settings: Settings, user: User) -> bool:
+    """Send the verification link again (rate-limited); False when already verified."""
+    if user.email_verified_at is not None:
+        return False
+    throttle.hit(session, settings, "verify_resend", user.id)
+    send_verification_email(settings, user)
+    return True
+
+
 def send_verification_email(settings: Settings, user: User) -> None:
     """Email the verification link to the user (in the user's language)."""
     link = _link(settings, VERIFY_PATH, make_email_verification_token(settings, user))
@@ -273,7 +290,9 @@ def make_password_reset_token(settings: Settings, user: User) -> str:
     )
 
 
-def request_password_reset(session: Session, settings: Settings, *, email: str) -> None:
+def request_password_reset(
+    session: Session, settings: Settings, *, email: str, ip: str | None = None
+) -> None:
     """Email a single-use, expiring reset link. Silent for unknown addresses; Invalid when
     this server cannot send email (a reset that cannot arrive is not offered)."""
     if not email_reset_available(settings):
@@ -283,6 +302,9 @@ def request_password_reset(session: Session, settings: Settings, *, email: str) 
             code="email_unavailable",
         )
     address = normalize_email(email)
+    # counted for unknown addresses too: the answer must not tell which ones exist
+    throttle.hit(session, settings, "reset_ip", ip)
+    throttle.hit(session, settings, "reset_email", address)
     user = session.exec(select(User).where(User.email == address)).first()
     if user is None or not user.is_active:
         logger.info("password reset requested for an unknown address")
@@ -324,12 +346,15 @@ def _code_hash(settings: Settings, user_id: int, code: str) -> str:
     return hmac.new(key, f"{user_id}:{code}".encode(), hashlib.sha256).hexdigest()
 
 
-def request_sms_reset(session: Session, settings: Settings, *, email: str) -> None:
+def request_sms_reset(
+    session: Session, settings: Settings, *, email: str, ip: str | None = None
+) -> None:
     """Text a 6-digit reset code to the account's phone. Silent for unknown addresses or
     accounts without a phone; Throttled by the "sms_reset" limit."""
     if not sms_reset_available(settings):
         raise Invalid("Password reset by SMS is not available.", code="sms_unavailable")
     address = normalize_email(email)
+    throttle.hit(session, settings, "reset_ip", ip)
     user = session.exec(select(User).where(User.email == address)).first()
     if user is None or not user.phone or not user.is_active or user.id is None:
         logger.info("SMS reset requested for an unknown address or an account without phone")

@@ -29,7 +29,7 @@ from app.models import (
     User,
     utcnow,
 )
-from app.services import sites
+from app.services import sites, throttle
 from app.services.errors import Invalid, NotFound
 from app.services.urlcheck import check_seed_url
 
@@ -265,8 +265,9 @@ def delete_concern(session: Session, user: User, concern_id: int) -> None:
 
 
 def check_now(session: Session, user: User, concern_id: int) -> Concern:
-    """Schedule a visit of the concern's site right away."""
+    """Schedule a visit of the concern's site right away (rate-limited: "check_now")."""
     concern = get_concern(session, user, concern_id)
+    throttle.hit(session, get_settings(), "check_now", user.id)
     found = session.get(Site, concern.site_id) if concern.site_id else None
     site = found if found is not None else sites.attach_site(session, concern)
     sites.check_now(session, site)

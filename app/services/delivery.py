@@ -39,7 +39,7 @@ from app.core.config import Settings, get_settings
 from app.core.db import session_scope
 from app.core.security import unsign
 from app.models import Concern, Delivery, Match, User, utcnow
-from app.services import channels, outbox_wake
+from app.services import channels, outbox_wake, throttle
 from app.services.delivery_compose import (
     UNSUBSCRIBE_SALT,
     Composer,
@@ -537,6 +537,7 @@ def resend_for_match(session: Session, user: User, match_id: int, delivery_id: i
     original = session.get(Delivery, delivery_id)
     if original is None or original.user_id != user.id or original.match_id != match_id:
         raise NotFound("No such delivery.", code="delivery_not_found")
+    throttle.hit(session, get_settings(), "resend", user.id)
     copy = resend(session, user, delivery_id)
     session.commit()
     outbox_wake.wake()
@@ -546,7 +547,9 @@ def resend_for_match(session: Session, user: User, match_id: int, delivery_id: i
 def send_channel_test(
     session: Session, settings: Settings, user: User, channel: str
 ) -> DeliveryResult:
-    """Send a test message to the address the user's profile has for ``channel`` now."""
+    """Send a test message to the address the user's profile has for ``channel`` now
+    (rate-limited: "channel_test")."""
+    throttle.hit(session, settings, "channel_test", user.id)
     targets = {"email": user.email, "sms": user.phone, "webhook": user.webhook_url}
     if channel not in targets:
         raise ValueError(f"unknown channel {channel!r}: choose email, webhook or sms")

@@ -307,6 +307,7 @@ ZH: dict[str, str] = {
     "error:invalid_timezone": "未知时区（请使用 Asia/Shanghai 这样的名称）。",
     "error:invalid_phone": "请输入带国家代码的手机号，例如 +8613800138000。",
     "error:sms_unavailable": "暂不支持短信重置密码。",
+    "Please wait": "请稍候",
     "Expires": "到期",
     "Expired": "已过期",
     "Extend": "延期",

@@ -93,7 +93,7 @@ def delete_concern(concern: OwnedConcern, user: CurrentUser, session: SessionDep
 
 
 @router.post(
-    "/{concern_id}/check-now", responses=responses(404), summary="Visit the site right away"
+    "/{concern_id}/check-now", responses=responses(404, 429), summary="Visit the site right away"
 )
 def check_now(concern: OwnedConcern, user: CurrentUser, session: SessionDep) -> ConcernPublic:
     return concerns.concern_public(session, concerns.check_now(session, user, _id(concern)))

@@ -79,6 +79,7 @@ def change_password(
 
 @router.post(
     "/test/{channel}",
+    responses=responses(429),
     summary="Send a test message now to the profile's address for a channel",
 )
 def send_test_message(
