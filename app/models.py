@@ -102,6 +102,7 @@ class User(UserBase, table=True):
     is_active: bool = True
     is_admin: bool = False
     email_verified_at: datetime | None = ts()
+    phone_verified_at: datetime | None = ts()
     webhook_disabled_at: datetime | None = ts()
     created_at: datetime = ts(nullable=False, default=True)
 
@@ -114,6 +115,7 @@ class UserCreate(SQLModel):
 class UserPublic(UserBase):
     id: int
     email_verified_at: datetime | None = None
+    phone_verified_at: datetime | None = None
     created_at: datetime
 
 
@@ -180,12 +182,14 @@ class WebSession(SQLModel, table=True):
 
 
 class ResetCode(SQLModel, table=True):
-    """A password-reset code sent by SMS: stored hashed, expiring, with an attempt budget."""
+    """A code sent by SMS — to reset the password or to verify the phone number: stored
+    hashed, expiring, with an attempt budget."""
 
     __tablename__ = "reset_codes"
     id: int | None = Field(default=None, primary_key=True)
     user_id: int = Field(foreign_key="users.id", index=True, ondelete="CASCADE")
     code_hash: str = Field(max_length=128)
+    purpose: str = Field(default="reset", max_length=16)  # reset | phone (verification)
     attempts: int = 0
     expires_at: datetime = ts(nullable=False)
     used_at: datetime | None = ts()

@@ -1,4 +1,4 @@
-"""rate limits and server-side web sessions (auth_events replaced)
+"""rate limits, server-side web sessions, phone verification (auth_events replaced)
 
 Revision ID: 0004
 Revises: 0002
@@ -47,8 +47,18 @@ def upgrade() -> None:
         batch_op.drop_index('ix_auth_events_key_created')
     op.drop_table('auth_events')
 
+    with op.batch_alter_table('users', schema=None) as batch_op:
+        batch_op.add_column(sa.Column('phone_verified_at', app.models.UTCDateTime(timezone=True), nullable=True))
+    with op.batch_alter_table('reset_codes', schema=None) as batch_op:
+        batch_op.add_column(sa.Column('purpose', sqlmodel.sql.sqltypes.AutoString(length=16), nullable=False, server_default='reset'))
+
 
 def downgrade() -> None:
+    with op.batch_alter_table('reset_codes', schema=None) as batch_op:
+        batch_op.drop_column('purpose')
+    with op.batch_alter_table('users', schema=None) as batch_op:
+        batch_op.drop_column('phone_verified_at')
+
     op.create_table('auth_events',
     sa.Column('id', sa.Integer(), nullable=False),
     sa.Column('key', sqlmodel.sql.sqltypes.AutoString(length=400), nullable=False),

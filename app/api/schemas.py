@@ -36,6 +36,10 @@ class VerifyRequest(BaseModel):
     token: str = Field(max_length=2000, description="The token from the emailed link.")
 
 
+class PhoneConfirm(BaseModel):
+    code: str = Field(max_length=12, description="The 6-digit code texted to the phone.")
+
+
 class ResetRequest(BaseModel):
     email: str = Field(max_length=320, examples=["alice@example.com"])
 

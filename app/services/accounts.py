@@ -356,26 +356,17 @@ def request_sms_reset(
     address = normalize_email(email)
     throttle.hit(session, settings, "reset_ip", ip)
     user = session.exec(select(User).where(User.email == address)).first()
-    if user is None or not user.phone or not user.is_active or user.id is None:
+    if (
+        user is None
+        or not user.phone
+        or user.phone_verified_at is None  # codes go only to a number the user confirmed
+        or not user.is_active
+        or user.id is None
+    ):
         logger.info("SMS reset requested for an unknown address or an account without phone")
         return
     throttle.hit(session, settings, "sms_reset", user.id)
-    code = f"{secrets.randbelow(1_000_000):06d}"
-    # a new code replaces the older ones
-    for old in list(
-        session.exec(
-            select(ResetCode).where(ResetCode.user_id == user.id, col(ResetCode.used_at).is_(None))
-        )
-    ):
-        old.used_at = utcnow()
-        session.add(old)
-    session.add(
-        ResetCode(
-            user_id=user.id,
-            code_hash=_code_hash(settings, user.id, code),
-            expires_at=utcnow() + SMS_CODE_TTL,
-        )
-    )
+    code = _new_code(session, settings, user.id, "reset")
     session.commit()
     minutes = int(SMS_CODE_TTL.total_seconds() // 60)
     text = (
@@ -395,22 +386,96 @@ def reset_password_with_code(
     user = session.exec(select(User).where(User.email == address)).first()
     if user is None or user.id is None:
         raise bad
-    row = session.exec(
-        select(ResetCode)
-        .where(ResetCode.user_id == user.id, col(ResetCode.used_at).is_(None))
-        .order_by(col(ResetCode.id).desc())
-    ).first()
-    if row is None or row.expires_at <= utcnow() or row.attempts >= SMS_CODE_ATTEMPTS:
-        raise bad
-    if not hmac.compare_digest(row.code_hash, _code_hash(settings, user.id, code.strip())):
-        row.attempts += 1
-        session.add(row)
-        session.commit()
-        raise bad
     check_password(new_password)
+    row = _take_code(session, settings, user.id, "reset", code)
+    if row is None:
+        raise bad
     row.used_at = utcnow()
     session.add(row)
     _set_password(session, user, new_password)
+    session.commit()
+    return user
+
+
+def _new_code(session: Session, settings: Settings, user_id: int, purpose: str) -> str:
+    """A fresh 6-digit code for ``purpose`` (it replaces the user's older ones); the
+    caller commits and sends it."""
+    code = f"{secrets.randbelow(1_000_000):06d}"
+    for old in list(
+        session.exec(
+            select(ResetCode).where(
+                ResetCode.user_id == user_id,
+                ResetCode.purpose == purpose,
+                col(ResetCode.used_at).is_(None),
+            )
+        )
+    ):
+        old.used_at = utcnow()
+        session.add(old)
+    session.add(
+        ResetCode(
+            user_id=user_id,
+            purpose=purpose,
+            code_hash=_code_hash(settings, user_id, code),
+            expires_at=utcnow() + SMS_CODE_TTL,
+        )
+    )
+    return code
+
+
+def _take_code(
+    session: Session, settings: Settings, user_id: int, purpose: str, code: str
+) -> ResetCode | None:
+    """The live code row matching ``code`` (marked used), or None (a wrong try counts)."""
+    row = session.exec(
+        select(ResetCode)
+        .where(
+            ResetCode.user_id == user_id,
+            ResetCode.purpose == purpose,
+            col(ResetCode.used_at).is_(None),
+        )
+        .order_by(col(ResetCode.id).desc())
+    ).first()
+    if row is None or row.expires_at <= utcnow() or row.attempts >= SMS_CODE_ATTEMPTS:
+        return None
+    if not hmac.compare_digest(row.code_hash, _code_hash(settings, user_id, code.strip())):
+        row.attempts += 1
+        session.add(row)
+        session.commit()
+        return None
+    row.used_at = utcnow()
+    session.add(row)
+    return row
+
+
+def send_phone_code(session: Session, settings: Settings, user: User) -> None:
+    """Text a 6-digit code to the profile's phone number to confirm it (rate-limited)."""
+    if not user.phone:
+        raise Invalid("Add a phone number first.", code="no_phone", details={"field": "phone"})
+    if not sms_reset_available(settings):
+        raise Invalid("This server cannot send SMS.", code="sms_unavailable")
+    assert user.id is not None
+    throttle.hit(session, settings, "phone_code", user.id)
+    code = _new_code(session, settings, user.id, "phone")
+    session.commit()
+    minutes = int(SMS_CODE_TTL.total_seconds() // 60)
+    text = (
+        f"Timely Push phone verification code: {code} (valid {minutes} min)"
+        if user.language == "en"
+        else f"及时推手机验证码：{code}（{minutes} 分钟内有效）"
+    )
+    _send_sms(settings, user.phone, text)
+
+
+def confirm_phone(session: Session, settings: Settings, user: User, code: str) -> User:
+    """Mark the phone number verified with the texted code (single use, expiring)."""
+    assert user.id is not None
+    if not user.phone or _take_code(session, settings, user.id, "phone", code) is None:
+        raise Invalid(
+            "The code is wrong or has expired.", code="invalid_code", details={"field": "code"}
+        )
+    user.phone_verified_at = utcnow()
+    session.add(user)
     session.commit()
     return user
 
@@ -461,6 +526,8 @@ def update_profile(session: Session, user: User, data: ProfileUpdate) -> User:
             changes[field] = None
     if "phone" in changes:
         changes["phone"] = _clean_phone(changes["phone"])
+        if changes["phone"] != user.phone:
+            user.phone_verified_at = None  # a new number is confirmed by a code again
     if changes.get("webhook_url"):
         url = normalize_url(changes["webhook_url"], field="webhook_url")
         run_sync(guard(_settings(), url, field="webhook_url"))

@@ -76,11 +76,12 @@ _table = Delivery.__table__  # type: ignore[attr-defined]
 def _targets(user: User) -> list[tuple[str, str]]:
     """The instant channels the user has turned on, with their addresses."""
     out = []
-    if user.email_enabled and user.email:
+    # email and SMS go only to an address the user has verified
+    if user.email_enabled and user.email and user.email_verified_at is not None:
         out.append(("email", user.email))
     if user.webhook_enabled and user.webhook_url and user.webhook_disabled_at is None:
         out.append(("webhook", user.webhook_url))
-    if user.sms_enabled and user.phone:
+    if user.sms_enabled and user.phone and user.phone_verified_at is not None:
         out.append(("sms", user.phone))
     return out
 
@@ -167,7 +168,11 @@ def enqueue_due_digests(now: datetime | None = None) -> int:
     now = now or utcnow()
     with session_scope() as session:
         users = session.exec(
-            select(User).where(col(User.is_active).is_(True), col(User.email_enabled).is_(True))
+            select(User).where(
+                col(User.is_active).is_(True),
+                col(User.email_enabled).is_(True),
+                col(User.email_verified_at).is_not(None),
+            )
         ).all()
         due = {u.id: due_digest(u, now) for u in users if u.id is not None}
         if not due:
@@ -310,6 +315,11 @@ def _wanted(row: Delivery, user: User | None) -> str | None:
     """Why the row must not be sent any more (the user changed their settings), or None."""
     if user is None or not user.is_active:
         return "user is gone or inactive"
+    # no email or SMS to an address the user has not verified (or no longer has)
+    if row.channel == "email" and (user.email_verified_at is None or row.target != user.email):
+        return "email address not verified"
+    if row.channel == "sms" and (user.phone_verified_at is None or row.target != user.phone):
+        return "phone number not verified"
     if row.kind not in ("instant", "digest"):
         return None
     if row.channel == "email" and not user.email_enabled:
@@ -558,6 +568,10 @@ def send_channel_test(
         return DeliveryResult(
             ok=False, permanent=True, error=f"no {channel} address in the profile"
         )
+    if (channel == "email" and user.email_verified_at is None) or (
+        channel == "sms" and user.phone_verified_at is None
+    ):
+        return DeliveryResult(ok=False, permanent=True, error=f"verify the {channel} address first")
     secret = None
     if channel == "webhook":
         secret = _webhook_secret(session, user)

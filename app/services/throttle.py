@@ -61,6 +61,7 @@ DEFAULTS: dict[str, Limit] = {
     "reset_email": Limit(3, timedelta(hours=1), "Too many reset requests for this address."),
     "reset_ip": Limit(10, timedelta(hours=1), "Too many reset requests from your network."),
     "sms_reset": Limit(3, timedelta(minutes=15), "Too many codes requested."),
+    "phone_code": Limit(3, timedelta(hours=1), "Too many codes requested."),
     "register_ip": Limit(20, timedelta(hours=1), "Too many new accounts from your network."),
     "verify_resend": Limit(3, timedelta(hours=1), "Too many verification emails requested."),
     "channel_test": Limit(10, timedelta(hours=1), "Too many test messages."),

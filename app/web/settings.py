@@ -14,7 +14,7 @@ from starlette.concurrency import run_in_threadpool
 from app.core.config import get_settings
 from app.models import CHANNELS, PUSH_MODES, ProfileUpdate, User, utcnow
 from app.services import accounts, delivery
-from app.services.errors import NotFound, ServiceError
+from app.services.errors import NotFound, ServiceError, Throttled
 from app.web.csrf import csrf_protect
 from app.web.forms import errors_for, kept, message, read_form
 from app.web.sessions import CurrentUser, Db, PageNotFound, flash, login
@@ -80,6 +80,7 @@ def _page(
             "new_secret": new_secret,
             "tokens": accounts.list_tokens(db, user),
             "now": utcnow(),
+            "sms_available": accounts.sms_reset_available(get_settings()),
             "timezones": zones,
             "push_modes": PUSH_MODES,
         },
@@ -179,6 +180,33 @@ async def change_password(request: Request, db: Db, user: CurrentUser) -> Respon
         return _page(request, db, user, errors=errors, status=exc.status)
     login(request, user, db)
     flash(request, "Password changed.", "success")
+    return redirect("/settings")
+
+
+@router.post("/phone/code")
+async def phone_code(request: Request, db: Db, user: CurrentUser) -> Response:
+    """Text a verification code to the profile's phone number."""
+    try:
+        await run_in_threadpool(accounts.send_phone_code, db, get_settings(), user)
+    except Throttled:
+        raise
+    except ServiceError as exc:
+        return _page(request, db, user, errors=errors_for(request, user, exc, fields=FIELDS))
+    flash(request, "We texted a code to {phone}.", "success", phone=user.phone or "")
+    return redirect("/settings#phone-code")
+
+
+@router.post("/phone/confirm")
+async def phone_confirm(request: Request, db: Db, user: CurrentUser) -> Response:
+    values = await read_form(request)
+    try:
+        await run_in_threadpool(
+            accounts.confirm_phone, db, get_settings(), user, values.get("code", "")
+        )
+    except ServiceError as exc:
+        errors = errors_for(request, user, exc, fields=(*FIELDS, "code"))
+        return _page(request, db, user, errors=errors, status=exc.status)
+    flash(request, "Your phone number is verified.", "success")
     return redirect("/settings")
 
 

@@ -8,7 +8,13 @@ from fastapi import APIRouter, Body, Request, status
 
 from app.api.deps import CurrentUser, SessionDep, SettingsDep
 from app.api.errors import responses
-from app.api.schemas import ChannelTestResult, PasswordChange, WebhookSecret
+from app.api.schemas import (
+    Accepted,
+    ChannelTestResult,
+    PasswordChange,
+    PhoneConfirm,
+    WebhookSecret,
+)
 from app.models import ProfileUpdate, UserPublic
 from app.services import accounts, delivery
 
@@ -49,6 +55,24 @@ def update_me(
     body: ProfileUpdate = Body(openapi_examples=_PROFILE_EXAMPLES),  # type: ignore[arg-type]
 ) -> UserPublic:
     return UserPublic.model_validate(accounts.update_profile(session, user, body))
+
+
+@router.post(
+    "/phone/code",
+    status_code=status.HTTP_202_ACCEPTED,
+    responses=responses(429),
+    summary="Text a code to the profile's phone number (SMS pushes need a verified number)",
+)
+def send_phone_code(user: CurrentUser, session: SessionDep, settings: SettingsDep) -> Accepted:
+    accounts.send_phone_code(session, settings, user)
+    return Accepted(message="A code is on its way to the phone number of the profile.")
+
+
+@router.post("/phone/confirm", summary="Confirm the phone number with the texted code")
+def confirm_phone(
+    body: PhoneConfirm, user: CurrentUser, session: SessionDep, settings: SettingsDep
+) -> UserPublic:
+    return UserPublic.model_validate(accounts.confirm_phone(session, settings, user, body.code))
 
 
 @router.post(

@@ -324,6 +324,13 @@ def test_openapi_documents_the_error_body(client: TestClient) -> None:
 def test_sms_password_reset(client: TestClient, outbox: list) -> None:
     auth = signup(client, "alice@example.com")
     client.patch("/api/v1/me", headers=auth, json={"phone": "+8613800138000"})
+    assert client.post("/api/v1/me/phone/code", headers=auth).status_code == 202
+    code = re.search(r"\d{6}", outbox[-1]["text"]).group(0)  # type: ignore[union-attr]
+    resp = client.post("/api/v1/me/phone/confirm", headers=auth, json={"code": "000000"})
+    if code != "000000":
+        _error(resp, 422, "invalid_code")
+    resp = client.post("/api/v1/me/phone/confirm", headers=auth, json={"code": code})
+    assert resp.status_code == 200 and resp.json()["phone_verified_at"]
     resp = client.post("/api/v1/auth/password-reset/sms", json={"email": "alice@example.com"})
     assert resp.status_code == 202
     code = re.search(r"\d{6}", outbox[-1]["text"]).group(0)  # type: ignore[union-attr]

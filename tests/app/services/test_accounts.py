@@ -128,9 +128,37 @@ def test_password_reset_link_is_single_use(session: Session, outbox: list) -> No
         accounts.reset_password(session, settings, token=token, new_password="third password")
 
 
+def _verify_phone(session: Session, user: object) -> None:
+    """Confirm the phone number the way the user does: the texted code."""
+    settings = get_settings()
+    sent: list[str] = []
+    original = accounts._send_sms
+    accounts._send_sms = lambda s, phone, text: sent.append(text)  # type: ignore[assignment]
+    try:
+        accounts.send_phone_code(session, settings, user)  # type: ignore[arg-type]
+    finally:
+        accounts._send_sms = original  # type: ignore[assignment]
+    code = re.search(r"\d{6}", sent[-1]).group(0)  # type: ignore[union-attr]
+    accounts.confirm_phone(session, settings, user, code)  # type: ignore[arg-type]
+
+
+def test_sms_reset_goes_only_to_a_verified_phone(session: Session, outbox: list) -> None:
+    user = make_user(session)
+    accounts.update_profile(session, user, ProfileUpdate(phone="+8613800138000"))
+    accounts.request_sms_reset(session, get_settings(), email="alice@example.com")
+    assert outbox == []  # the number was never confirmed
+    _verify_phone(session, user)
+    assert user.phone_verified_at is not None
+    accounts.request_sms_reset(session, get_settings(), email="alice@example.com")
+    assert outbox[-1]["to"] == "+8613800138000"
+    accounts.update_profile(session, user, ProfileUpdate(phone="+8613900139000"))
+    assert user.phone_verified_at is None  # a new number is confirmed again
+
+
 def test_sms_reset_code_is_hashed_limited_and_single_use(session: Session, outbox: list) -> None:
     user = make_user(session)
     accounts.update_profile(session, user, ProfileUpdate(phone="+86 138 0013 8000"))
+    _verify_phone(session, user)
     settings = get_settings()
     accounts.request_sms_reset(session, settings, email="alice@example.com")
     assert outbox[-1]["to"] == "+8613800138000"
@@ -139,7 +167,7 @@ def test_sms_reset_code_is_hashed_limited_and_single_use(session: Session, outbo
 
     from app.models import ResetCode
 
-    stored = session.exec(select(ResetCode)).one()
+    stored = session.exec(select(ResetCode).where(ResetCode.purpose == "reset")).one()
     assert code not in stored.code_hash
     wrong = "000000" if code != "000000" else "111111"
     with pytest.raises(Invalid):
@@ -158,6 +186,7 @@ def test_sms_reset_code_is_hashed_limited_and_single_use(session: Session, outbo
 def test_sms_code_stops_after_too_many_wrong_attempts(session: Session, outbox: list) -> None:
     user = make_user(session)
     accounts.update_profile(session, user, ProfileUpdate(phone="+8613800138000"))
+    _verify_phone(session, user)
     settings = get_settings()
     accounts.request_sms_reset(session, settings, email="alice@example.com")
     code = re.search(r"\d{6}", outbox[-1]["text"]).group(0)  # type: ignore[union-attr]
