@@ -25,8 +25,9 @@ def _check_database() -> tuple[bool, str]:
         with get_engine().connect() as conn:
             conn.execute(text("SELECT 1"))
         return True, "ok"
-    except Exception as exc:  # health must report, never raise
-        return False, f"{type(exc).__name__}: {exc}"[:300]
+    except Exception:  # health must report, never raise, and never echo internals
+        logger.exception("health check: the database is unavailable")
+        return False, "unavailable"
 
 
 def _check_redis(url: str) -> tuple[bool, str]:
@@ -37,8 +38,9 @@ def _check_redis(url: str) -> tuple[bool, str]:
         client.ping()
         client.close()
         return True, "ok"
-    except Exception as exc:
-        return False, f"{type(exc).__name__}: {exc}"[:300]
+    except Exception:
+        logger.exception("health check: Redis is unavailable")
+        return False, "unavailable"
 
 
 def _warn_development_channels(settings: Settings) -> None:

@@ -86,9 +86,10 @@ def beat() -> None:
     if not settings.redis_url:
         typer.echo("beat: set TIMELYPUSH_REDIS_URL (the embedded mode needs no beat).", err=True)
         sys.exit(2)
+    from app.core.db import private_dir
     from app.worker import celery_app
 
-    settings.var_dir.mkdir(parents=True, exist_ok=True)
+    private_dir(settings.var_dir)
     schedule = settings.var_dir / "celerybeat-schedule"
     celery_app.start(["beat", f"--loglevel={settings.log_level}", f"--schedule={schedule}"])
 

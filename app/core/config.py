@@ -6,6 +6,7 @@ defaults are the embedded mode: a SQLite file under ``./var/``, no Redis, no oth
 
 from __future__ import annotations
 
+import os
 import secrets
 from functools import lru_cache
 from pathlib import Path
@@ -148,10 +149,14 @@ class Settings(BaseSettings):
         path = self.var_dir / "secret_key"
         if path.exists():
             return path.read_text().strip()
-        self.var_dir.mkdir(parents=True, exist_ok=True)
+        if not self.var_dir.exists():
+            self.var_dir.mkdir(parents=True, mode=0o700)
+            self.var_dir.chmod(0o700)
         key = secrets.token_urlsafe(48)
-        path.write_text(key)
-        path.chmod(0o600)
+        # created 0600: the key is never readable by others, not even for a moment
+        fd = os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600)
+        with os.fdopen(fd, "w") as handle:
+            handle.write(key)
         return key
 
     @property

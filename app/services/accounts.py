@@ -58,12 +58,12 @@ _DUMMY_HASH = hash_password("timing-equaliser-not-a-password")
 
 
 def clean_email(email: str) -> str:
-    """The normalised address (lowercase), or Invalid with the reason."""
+    """The normalised address (``crud.normalize_email``), or Invalid with the reason."""
     try:
         info = validate_email((email or "").strip(), check_deliverability=False)
     except EmailNotValidError as exc:
         raise Invalid(str(exc), code="invalid_email", details={"field": "email"}) from exc
-    return info.normalized.lower()
+    return crud.normalize_email(info.normalized)
 
 
 def normalize_email(email: str) -> str:

@@ -15,6 +15,7 @@ import unicodedata
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+from sqlalchemy import func
 from sqlmodel import Session, col, select
 
 from app.core.config import Settings, get_settings
@@ -135,12 +136,12 @@ def create_concern(
     synonyms = normalize_keywords(data.synonyms, field="synonyms", allow_empty=True)
     _check_choices(data.strategy, data.scope, data.push_mode)
     params = _check_params(data.params)
-    count = len(session.exec(select(Concern.id).where(Concern.owner_id == user.id)).all())
-    if count >= MAX_CONCERNS_PER_USER:
-        raise Invalid(
-            f"You already have {MAX_CONCERNS_PER_USER} concerns; delete some first.",
-            code="too_many_concerns",
-        )
+    too_many = Invalid(
+        f"You already have {MAX_CONCERNS_PER_USER} concerns; delete some first.",
+        code="too_many_concerns",
+    )
+    if _concern_count(session, user) >= MAX_CONCERNS_PER_USER:
+        raise too_many  # early, before the URL is probed
     seed_url = check_seed_url(settings, data.seed_url, probe_it=probe)
     assert user.id is not None
     concern = Concern(
@@ -157,8 +158,15 @@ def create_concern(
         push_mode=data.push_mode,
         enabled=data.enabled,
     )
+    # the limit holds under parallel requests: PostgreSQL serialises this user's creations
+    # on the user row; SQLite's single writer holds from the insert to the commit, so the
+    # count after our own insert sees every other committed one
+    session.exec(select(User.id).where(User.id == user.id).with_for_update()).first()
     session.add(concern)
     session.flush()
+    if _concern_count(session, user) > MAX_CONCERNS_PER_USER:
+        session.rollback()
+        raise too_many
     site = sites.attach_site(session, concern)
     if concern.enabled:
         sites.check_now(session, site)
@@ -166,6 +174,14 @@ def create_concern(
     session.refresh(concern)
     logger.info("concern %s of user %s on site %s", concern.id, user.id, site.id)
     return concern
+
+
+def _concern_count(session: Session, user: User) -> int:
+    return int(
+        session.exec(
+            select(func.count()).select_from(Concern).where(Concern.owner_id == user.id)
+        ).one()
+    )
 
 
 def list_concerns(session: Session, user: User) -> list[Concern]:
