@@ -2,7 +2,8 @@
 (emailed link or SMS code), profile, webhook secret, and per-device API tokens.
 
 Every function that changes data commits. Links in emails point at the web pages
-``VERIFY_PATH`` and ``RESET_PATH`` with ``?token=…``.
+``VERIFY_PATH`` with ``?token=…`` and ``RESET_PATH`` with ``#token=…`` (the page's script
+moves the fragment into its form, so the reset token reaches no access log).
 """
 
 from __future__ import annotations
@@ -309,7 +310,8 @@ def request_password_reset(
     if user is None or not user.is_active:
         logger.info("password reset requested for an unknown address")
         return
-    link = _link(settings, RESET_PATH, make_password_reset_token(settings, user))
+    # in the fragment: a browser never sends it, so it lands in no access log or Referer
+    link = _link(settings, RESET_PATH, make_password_reset_token(settings, user), fragment=True)
     hours = max(1, RESET_MAX_AGE // 3600)
     _send_template(settings, user, "reset", email=user.email, link=link, hours=hours)
 
@@ -677,8 +679,9 @@ def _user_from_payload(session: Session, payload: object) -> User | None:
     return user
 
 
-def _link(settings: Settings, path: str, token: str) -> str:
-    return f"{settings.base_url.rstrip('/')}{path}?{urlencode({'token': token})}"
+def _link(settings: Settings, path: str, token: str, *, fragment: bool = False) -> str:
+    sep = "#" if fragment else "?"
+    return f"{settings.base_url.rstrip('/')}{path}{sep}{urlencode({'token': token})}"
 
 
 def _settings() -> Settings:

@@ -313,3 +313,21 @@ def test_password_change_ends_other_browsers_and_api_tokens(app, db, alice):
     assert here.get("/api/v1/me", headers=api).status_code == 401
     db.expire_all()
     assert all(t.revoked_at for t in db.exec(select(ApiToken)))
+
+
+def test_reset_links_keep_the_token_out_of_requests(client, db, alice, monkeypatch):
+    """The emailed link has the token in the fragment; the page's script fills the form."""
+    from app.core.config import get_settings
+    from app.services import accounts
+
+    sent = []
+    monkeypatch.setattr(
+        accounts, "_send_email", lambda s, to, subject, text, html=None: sent.append(text)
+    )
+    accounts.request_password_reset(db, get_settings(), email=alice.email)
+    [text] = sent
+    assert "/reset-password#token=" in text and "?token=" not in text
+    page = client.get("/reset-password")
+    assert 'id="reset-token" name="token" value=""' in page.text
+    assert '<script src="/static/js/reset.js"></script>' in page.text
+    assert "location.hash" in client.get("/static/js/reset.js").text
