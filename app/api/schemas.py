@@ -55,6 +55,10 @@ class SmsResetConfirm(BaseModel):
     new_password: str = Field(min_length=8, max_length=256)
 
 
+class AccountDeletion(BaseModel):
+    password: str = Field(max_length=256, description="The current password, to confirm.")
+
+
 class PasswordChange(BaseModel):
     current_password: str = Field(max_length=256)
     new_password: str = Field(min_length=8, max_length=256)

@@ -5,6 +5,7 @@ rotatable), API tokens (list, revoke).
 
 from __future__ import annotations
 
+import json
 import logging
 
 from fastapi import APIRouter, Depends, Request
@@ -13,11 +14,11 @@ from starlette.concurrency import run_in_threadpool
 
 from app.core.config import get_settings
 from app.models import CHANNELS, PUSH_MODES, ProfileUpdate, User, utcnow
-from app.services import accounts, delivery
+from app.services import account_data, accounts, delivery
 from app.services.errors import NotFound, ServiceError, Throttled
 from app.web.csrf import csrf_protect
 from app.web.forms import errors_for, kept, message, read_form
-from app.web.sessions import CurrentUser, Db, PageNotFound, flash, login
+from app.web.sessions import CurrentUser, Db, PageNotFound, flash, login, logout
 from app.web.templating import redirect, render
 
 logger = logging.getLogger(__name__)
@@ -181,6 +182,41 @@ async def change_password(request: Request, db: Db, user: CurrentUser) -> Respon
     login(request, user, db)
     flash(request, "Password changed.", "success")
     return redirect("/settings")
+
+
+@router.get("/export")
+def export_data(db: Db, user: CurrentUser) -> Response:
+    """Download everything stored for the user as one JSON file."""
+    data = account_data.export_user(db, user)
+    body = json.dumps(data, ensure_ascii=False, indent=2)
+    return Response(
+        body,
+        media_type="application/json",
+        headers={"Content-Disposition": 'attachment; filename="timelypush-export.json"'},
+    )
+
+
+@router.post("/delete")
+async def delete_account(request: Request, db: Db, user: CurrentUser) -> Response:
+    """Delete the account after the password; the browser is logged out."""
+    values = await read_form(request)
+    try:
+        await run_in_threadpool(
+            account_data.delete_account,
+            db,
+            user,
+            password=values.get("delete_password", ""),
+            ip=request.client.host if request.client else None,
+        )
+    except Throttled:
+        raise
+    except ServiceError as exc:
+        db.rollback()
+        errors = {"delete_password": message(request, user, "The current password is wrong.")}
+        return _page(request, db, user, errors=errors, status=exc.status)
+    logout(request, db)
+    flash(request, "Your account and all its data are deleted.", "info")
+    return redirect("/login")
 
 
 @router.post("/phone/code")

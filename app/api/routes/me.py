@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
 from fastapi import APIRouter, Body, Request, status
 
@@ -10,13 +10,14 @@ from app.api.deps import CurrentUser, SessionDep, SettingsDep
 from app.api.errors import responses
 from app.api.schemas import (
     Accepted,
+    AccountDeletion,
     ChannelTestResult,
     PasswordChange,
     PhoneConfirm,
     WebhookSecret,
 )
 from app.models import ProfileUpdate, UserPublic
-from app.services import accounts, delivery
+from app.services import account_data, accounts, delivery
 
 router = APIRouter(prefix="/me", tags=["me"], responses=responses(401, 422))
 
@@ -55,6 +56,28 @@ def update_me(
     body: ProfileUpdate = Body(openapi_examples=_PROFILE_EXAMPLES),  # type: ignore[arg-type]
 ) -> UserPublic:
     return UserPublic.model_validate(accounts.update_profile(session, user, body))
+
+
+@router.get("/export", summary="Everything stored for the caller, as JSON")
+def export_me(user: CurrentUser, session: SessionDep) -> dict[str, Any]:
+    return account_data.export_user(session, user)
+
+
+@router.delete(
+    "",
+    status_code=status.HTTP_204_NO_CONTENT,
+    responses=responses(429),
+    summary="Delete the account and all its data (the password confirms)",
+)
+def delete_me(
+    body: AccountDeletion, request: Request, user: CurrentUser, session: SessionDep
+) -> None:
+    account_data.delete_account(
+        session,
+        user,
+        password=body.password,
+        ip=request.client.host if request.client else None,
+    )
 
 
 @router.post(
