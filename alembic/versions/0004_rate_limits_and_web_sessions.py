@@ -5,6 +5,7 @@ Revises: 0002
 Create Date: 2026-11-23 06:30:00
 """
 from collections.abc import Sequence
+from datetime import UTC, datetime, timedelta
 
 import sqlalchemy as sa
 import sqlmodel
@@ -46,6 +47,18 @@ def upgrade() -> None:
     with op.batch_alter_table('auth_events', schema=None) as batch_op:
         batch_op.drop_index('ix_auth_events_key_created')
     op.drop_table('auth_events')
+
+    # tokens issued before tokens expired: they get the default lifetime from now
+    tokens = sa.table(
+        'api_tokens',
+        sa.column('expires_at', app.models.UTCDateTime(timezone=True)),
+        sa.column('revoked_at', app.models.UTCDateTime(timezone=True)),
+    )
+    op.execute(
+        tokens.update()
+        .where(tokens.c.expires_at.is_(None), tokens.c.revoked_at.is_(None))
+        .values(expires_at=datetime.now(UTC) + timedelta(days=90))
+    )
 
     with op.batch_alter_table('users', schema=None) as batch_op:
         batch_op.add_column(sa.Column('phone_verified_at', app.models.UTCDateTime(timezone=True), nullable=True))

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import logging
 import math
+import random
 import re
 import threading
 import time
@@ -68,6 +69,9 @@ DEFAULTS: dict[str, Limit] = {
     "resend": Limit(20, timedelta(hours=1), "Too many re-sends."),
     "check_now": Limit(10, timedelta(hours=1), "Too many crawls requested."),
 }
+
+PURGE_CHANCE = 0.01
+"""Share of database hits that also delete the counters whose window is over."""
 
 _UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
 _SPEC = re.compile(r"(\d+)/(\d*)([smhd])\Z")
@@ -282,6 +286,8 @@ def hit(session: Session, settings: Settings, name: str, *parts: object) -> None
         wait = float(_redis(settings.redis_url).eval(_LUA_HIT, 1, _redis_key(k), *args))
     else:
         wait = _db_hit(_engine(session), k, limit, utcnow())
+        if random.random() < PURGE_CHANCE:  # noqa: S311 (housekeeping, not security)
+            purge(session)
     if wait > 0:
         logger.info("rate limit %s reached", name)
         raise Throttled(limit.message, retry_after=max(1, math.ceil(wait)))
@@ -312,7 +318,7 @@ def clear(session: Session, settings: Settings, name: str, *parts: object) -> No
 
 
 def purge(session: Session) -> int:
-    """Delete database counters whose window is over (the scheduler may call it)."""
+    """Delete database counters whose window is over (done now and then by ``hit``)."""
     table = RateLimit.__table__  # type: ignore[attr-defined]
     with _engine(session).begin() as conn:
         return conn.execute(delete(table).where(table.c.window_ends < utcnow())).rowcount
