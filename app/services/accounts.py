@@ -73,7 +73,9 @@ def normalize_email(email: str) -> str:
     try:
         return clean_email(email)
     except Invalid:
-        return (email or "").strip().lower()
+        # no NUL or lone surrogate reaches a query (PostgreSQL refuses NUL in text)
+        text = (email or "").replace("\x00", "").encode("utf-8", "replace").decode()
+        return text.strip().lower()
 
 
 def check_password(password: str) -> None:

@@ -265,7 +265,10 @@ def _engine(session: Session) -> Engine:
 
 
 def key(*parts: object) -> str:
-    return ":".join(str(p if p not in (None, "") else "-") for p in parts)[:400]
+    """``name:part:part`` in printable ASCII (a NUL or a lone surrogate in a typed address
+    becomes an escape), at most 400 characters."""
+    text = ":".join(str(p if p not in (None, "") else "-") for p in parts)
+    return text.encode("unicode_escape").decode("ascii")[:400]
 
 
 def hit(session: Session, settings: Settings, name: str, *parts: object) -> None:

@@ -64,3 +64,13 @@ def test_malformed_urls_are_422(client: TestClient, url: str) -> None:
     resp = client.patch("/api/v1/me", headers=auth, json={"webhook_url": url})
     assert resp.status_code == 422, resp.text
     assert _count(client, auth) == 0
+
+
+@pytest.mark.parametrize("address", ["\x00", "a\x00@example.com"])
+def test_a_nul_in_a_login_or_reset_address_is_just_a_wrong_address(
+    client: TestClient, address: str
+) -> None:
+    resp = client.post("/api/v1/auth/token", data={"username": address, "password": "x"})
+    assert resp.status_code == 401, resp.text
+    resp = client.post("/api/v1/auth/password-reset", json={"email": address})
+    assert resp.status_code in (202, 422), resp.text
