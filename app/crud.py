@@ -14,11 +14,15 @@ class CrudError(Exception):
 
 
 def normalize_email(email: str) -> str:
-    email = email.strip()
-    local, sep, domain = email.rpartition("@")
-    if not sep or not local or "." not in domain:
-        raise CrudError(f"not an email address: {email!r}")
-    return f"{local}@{domain.lower()}"
+    """The one stored form of an address (email-validator's normalisation, lowercased), the
+    same everywhere: sign-up, login, the CLI, profile changes."""
+    from email_validator import EmailNotValidError, validate_email
+
+    try:
+        info = validate_email((email or "").strip(), check_deliverability=False)
+    except EmailNotValidError as exc:
+        raise CrudError(f"not an email address: {email!r} ({exc})") from exc
+    return info.normalized.lower()
 
 
 def get_user_by_email(session: Session, *, email: str) -> User | None:

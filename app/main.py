@@ -7,13 +7,15 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
 
-from fastapi import FastAPI
-from fastapi.responses import JSONResponse
+from fastapi import FastAPI, Request
+from fastapi.responses import JSONResponse, Response
 from sqlalchemy import text
 
 from app import api, embedded, metrics, web
+from app.api.errors import on_service_error
 from app.core.config import Settings, get_settings
 from app.core.db import get_engine
+from app.services.errors import Throttled
 
 logger = logging.getLogger(__name__)
 
@@ -23,8 +25,9 @@ def _check_database() -> tuple[bool, str]:
         with get_engine().connect() as conn:
             conn.execute(text("SELECT 1"))
         return True, "ok"
-    except Exception as exc:  # health must report, never raise
-        return False, f"{type(exc).__name__}: {exc}"[:300]
+    except Exception:  # health must report, never raise, and never echo internals
+        logger.exception("health check: the database is unavailable")
+        return False, "unavailable"
 
 
 def _check_redis(url: str) -> tuple[bool, str]:
@@ -35,8 +38,23 @@ def _check_redis(url: str) -> tuple[bool, str]:
         client.ping()
         client.close()
         return True, "ok"
-    except Exception as exc:
-        return False, f"{type(exc).__name__}: {exc}"[:300]
+    except Exception:
+        logger.exception("health check: Redis is unavailable")
+        return False, "unavailable"
+
+
+def _warn_development_channels(settings: Settings) -> None:
+    """Say loudly at start when messages go nowhere (development setups)."""
+    if not settings.smtp_host:
+        logger.warning(
+            "DEVELOPMENT SETUP: TIMELYPUSH_SMTP_HOST is not set, so no email is sent "
+            "(verification, password reset, notifications); email password reset is off"
+        )
+    if settings.sms_provider == "console":
+        logger.warning(
+            "DEVELOPMENT SETUP: TIMELYPUSH_SMS_PROVIDER=console sends no SMS, it only logs "
+            "that one was due; SMS password reset is off"
+        )
 
 
 def create_app(settings: Settings | None = None) -> FastAPI:
@@ -44,6 +62,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        _warn_development_channels(settings)
         async with embedded.lifespan(app, settings):
             yield
 
@@ -76,5 +95,13 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     api.install(app)
     web.install(app)
+
+    async def on_throttled(request: Request, exc: Exception) -> Response:
+        """A rate limit: the API's JSON error or the web's page, 429 with Retry-After."""
+        if request.url.path.startswith("/api/"):
+            return await on_service_error(request, exc)
+        return await web.throttled_page(request, exc)
+
+    app.add_exception_handler(Throttled, on_throttled)
     metrics.install(app)
     return app

@@ -111,6 +111,7 @@ class User(UserBase, table=True):
     is_active: bool = True
     is_admin: bool = False
     email_verified_at: datetime | None = ts()
+    phone_verified_at: datetime | None = ts()
     webhook_disabled_at: datetime | None = ts()
     feed_token: str | None = Field(default=None, max_length=64, unique=True, index=True)
     created_at: datetime = ts(nullable=False, default=True)
@@ -124,6 +125,7 @@ class UserCreate(SQLModel):
 class UserPublic(UserBase):
     id: int
     email_verified_at: datetime | None = None
+    phone_verified_at: datetime | None = None
     created_at: datetime
 
 
@@ -167,27 +169,38 @@ class ProfileUpdate(SQLModel):
     webhook_batch: bool | None = None
 
 
-class AuthEvent(SQLModel, table=True):
-    """A throttled authentication event (failed login, SMS code sent) keyed by account or IP.
+class RateLimit(SQLModel, table=True):
+    """One rate-limit counter (``app.services.throttle``) when no Redis is configured: the
+    attempts inside the current window and, for back-off limits, when the next is allowed."""
 
-    Kept in the database so the limits hold across processes; rows older than the window
-    are purged as new ones arrive.
-    """
+    __tablename__ = "rate_limits"
+    key: str = Field(primary_key=True, max_length=400)
+    count: int = 0
+    window_ends: datetime = ts(nullable=False, index=True)
+    next_at: datetime | None = ts()
 
-    __tablename__ = "auth_events"
-    __table_args__ = (Index("ix_auth_events_key_created", "key", "created_at"),)
+
+class WebSession(SQLModel, table=True):
+    """A logged-in browser. The cookie carries a random id; only its hash is stored, so
+    logging out, a password change or an administrator ends the session on the server."""
+
+    __tablename__ = "web_sessions"
     id: int | None = Field(default=None, primary_key=True)
-    key: str = Field(max_length=400)
+    user_id: int = Field(foreign_key="users.id", index=True, ondelete="CASCADE")
+    key_hash: str = Field(max_length=64, unique=True, index=True)
     created_at: datetime = ts(nullable=False, default=True)
+    last_seen_at: datetime = ts(nullable=False, default=True)
 
 
 class ResetCode(SQLModel, table=True):
-    """A password-reset code sent by SMS: stored hashed, expiring, with an attempt budget."""
+    """A code sent by SMS — to reset the password or to verify the phone number: stored
+    hashed, expiring, with an attempt budget."""
 
     __tablename__ = "reset_codes"
     id: int | None = Field(default=None, primary_key=True)
     user_id: int = Field(foreign_key="users.id", index=True, ondelete="CASCADE")
     code_hash: str = Field(max_length=128)
+    purpose: str = Field(default="reset", max_length=16)  # reset | phone (verification)
     attempts: int = 0
     expires_at: datetime = ts(nullable=False)
     used_at: datetime | None = ts()

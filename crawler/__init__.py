@@ -24,6 +24,7 @@ from crawler.guard import UrlGuard, ensure_public_url
 from crawler.judgment import JUDGE_DEFAULTS, SENSITIVITY, Example, Judge, Judgment
 from crawler.pagekind import HUB, ITEM, PageKind
 from crawler.parse import decode_body, parse_html
+from crawler.pinning import GuardedBackend, pinned_transport
 from crawler.profile import TopicProfile
 from crawler.relevance import Relevance, score_page
 from crawler.types import Link, Page
@@ -44,6 +45,7 @@ __all__ = [
     "FetchError",
     "FetchTimeout",
     "Fetcher",
+    "GuardedBackend",
     "HTTPStatusError",
     "Judge",
     "Judgment",
@@ -68,6 +70,7 @@ __all__ = [
     "in_scope",
     "near_duplicate",
     "parse_html",
+    "pinned_transport",
     "registered_domain",
     "score_page",
     "simhash",

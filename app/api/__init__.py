@@ -12,6 +12,7 @@ from fastapi import APIRouter, FastAPI
 
 from app.api.errors import install_handlers
 from app.api.routes import auth, channels, concerns, matches, me
+from app.api.text import SoundText
 
 router = APIRouter(prefix="/api/v1")
 for _module in (auth, me, channels, concerns, matches):
@@ -21,4 +22,5 @@ for _module in (auth, me, channels, concerns, matches):
 def install(app: FastAPI) -> None:
     """Mount the API routers and the API error handlers on the application."""
     install_handlers(app)
+    app.add_middleware(SoundText)
     app.include_router(router)

@@ -36,6 +36,10 @@ class VerifyRequest(BaseModel):
     token: str = Field(max_length=2000, description="The token from the emailed link.")
 
 
+class PhoneConfirm(BaseModel):
+    code: str = Field(max_length=12, description="The 6-digit code texted to the phone.")
+
+
 class ResetRequest(BaseModel):
     email: str = Field(max_length=320, examples=["alice@example.com"])
 
@@ -49,6 +53,10 @@ class SmsResetConfirm(BaseModel):
     email: str = Field(max_length=320)
     code: str = Field(min_length=6, max_length=6, pattern=r"^\d{6}$", examples=["042917"])
     new_password: str = Field(min_length=8, max_length=256)
+
+
+class AccountDeletion(BaseModel):
+    password: str = Field(max_length=256, description="The current password, to confirm.")
 
 
 class PasswordChange(BaseModel):

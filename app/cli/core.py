@@ -97,9 +97,10 @@ def beat() -> None:
     if not settings.redis_url:
         typer.echo("beat: set TIMELYPUSH_REDIS_URL (the embedded mode needs no beat).", err=True)
         sys.exit(2)
+    from app.core.db import private_dir
     from app.worker import celery_app
 
-    settings.var_dir.mkdir(parents=True, exist_ok=True)
+    private_dir(settings.var_dir)
     schedule = settings.var_dir / "celerybeat-schedule"
     celery_app.start(["beat", f"--loglevel={settings.log_level}", f"--schedule={schedule}"])
 
@@ -127,3 +128,46 @@ def user_create(
     except crud.CrudError as exc:
         typer.echo(f"error: {exc}", err=True)
         sys.exit(1)
+
+
+@user_cli.command("list")
+def user_list() -> None:
+    """List the accounts: id, email, verified, admin, active."""
+    from app.core.db import session_scope
+    from app.services import account_data
+
+    with session_scope() as session:
+        for user in account_data.list_users(session):
+            flags = [
+                "verified" if user.email_verified_at else "unverified",
+                *(["admin"] if user.is_admin else []),
+                "active" if user.is_active else "DISABLED",
+            ]
+            typer.echo(f"{user.id}\t{user.email}\t{' '.join(flags)}")
+
+
+def _set_active(email: str, active: bool) -> None:
+    from app.core.db import session_scope
+    from app.services import account_data
+    from app.services.errors import NotFound
+
+    try:
+        with session_scope() as session:
+            user = account_data.set_active(session, email, active=active)
+            state = "enabled" if active else "disabled (tokens and sessions ended)"
+            typer.echo(f"user {user.id} <{user.email}> {state}")
+    except NotFound as exc:
+        typer.echo(f"error: {exc}", err=True)
+        sys.exit(1)
+
+
+@user_cli.command("disable")
+def user_disable(email: str = typer.Argument(..., help="Login email.")) -> None:
+    """Disable an account: no login, no API token, no push."""
+    _set_active(email, False)
+
+
+@user_cli.command("enable")
+def user_enable(email: str = typer.Argument(..., help="Login email.")) -> None:
+    """Enable a disabled account again."""
+    _set_active(email, True)

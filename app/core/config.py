@@ -6,6 +6,7 @@ defaults are the embedded mode: a SQLite file under ``./var/``, no Redis, no oth
 
 from __future__ import annotations
 
+import os
 import secrets
 from functools import lru_cache
 from pathlib import Path
@@ -86,6 +87,15 @@ class Settings(BaseSettings):
         600.0, description="Wall-clock limit of one site visit, seconds (Celery hard limit +60)."
     )
 
+    rate_limits: str = Field(
+        "",
+        description="Rate-limit overrides, e.g. `login=5/15m,reset_email=3/1h` (names and "
+        "defaults in app/services/throttle.py; README lists them).",
+    )
+    api_token_days: int = Field(
+        90, ge=1, description="Lifetime of an API token, days; refreshing starts it again."
+    )
+
     # --- crawler -------------------------------------------------------------------------
     user_agent: str = Field(
         "TimelyPush/0.1 (+https://github.com/timelypush/timelypush)",
@@ -157,10 +167,14 @@ class Settings(BaseSettings):
         path = self.var_dir / "secret_key"
         if path.exists():
             return path.read_text().strip()
-        self.var_dir.mkdir(parents=True, exist_ok=True)
+        if not self.var_dir.exists():
+            self.var_dir.mkdir(parents=True, mode=0o700)
+            self.var_dir.chmod(0o700)
         key = secrets.token_urlsafe(48)
-        path.write_text(key)
-        path.chmod(0o600)
+        # created 0600: the key is never readable by others, not even for a moment
+        fd = os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600)
+        with os.fdopen(fd, "w") as handle:
+            handle.write(key)
         return key
 
     @property

@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 from functools import lru_cache
+from pathlib import Path
 from typing import Any
 
 import orjson
 from sqlalchemy import event
-from sqlalchemy.engine import Engine
+from sqlalchemy.engine import Engine, make_url
 from sqlmodel import Session, create_engine
 
 from app.core import authcache  # noqa: F401 (its listeners see every engine)
@@ -30,7 +32,8 @@ def _json_loads(text: str | bytes) -> Any:
 def make_engine(settings: Settings) -> Engine:
     url = settings.sqlalchemy_url
     if url.startswith("sqlite"):
-        settings.var_dir.mkdir(parents=True, exist_ok=True)
+        private_dir(settings.var_dir)
+        private_sqlite_file(url)
         engine = create_engine(
             url,
             connect_args={"check_same_thread": False, "timeout": 30},
@@ -54,6 +57,25 @@ def make_engine(settings: Settings) -> Engine:
     return create_engine(
         url, pool_size=10, max_overflow=20, pool_recycle=1800, json_deserializer=_json_loads
     )
+
+
+def private_dir(path: Path) -> None:
+    """Create ``path`` (and parents) readable by the service's user only (0700)."""
+    if not path.exists():
+        path.mkdir(parents=True, mode=0o700, exist_ok=True)
+        path.chmod(0o700)  # mkdir's mode is masked by the umask
+
+
+def private_sqlite_file(url: str) -> None:
+    """Create the SQLite file 0600 before SQLite does (its journal files copy the mode)."""
+    database = make_url(url).database
+    if not database or database == ":memory:" or database.startswith("file:"):
+        return
+    path = Path(database)
+    if not path.exists():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        os.close(os.open(path, os.O_CREAT | os.O_WRONLY, 0o600))
+        path.chmod(0o600)
 
 
 @lru_cache

@@ -18,8 +18,12 @@ def alembic_config(url: str | None = None) -> Config:
 
 def upgrade(url: str | None = None, revision: str = "head") -> None:
     settings = get_settings()
-    if (url or settings.sqlalchemy_url).startswith("sqlite"):
-        settings.var_dir.mkdir(parents=True, exist_ok=True)
+    target = url or settings.sqlalchemy_url
+    if target.startswith("sqlite"):
+        from app.core.db import private_dir, private_sqlite_file
+
+        private_dir(settings.var_dir)
+        private_sqlite_file(target)
     command.upgrade(alembic_config(url), revision)
 
 

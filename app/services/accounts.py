@@ -2,7 +2,8 @@
 (emailed link or SMS code), profile, webhook secret, and per-device API tokens.
 
 Every function that changes data commits. Links in emails point at the web pages
-``VERIFY_PATH`` and ``RESET_PATH`` with ``?token=…``.
+``VERIFY_PATH`` with ``?token=…`` and ``RESET_PATH`` with ``#token=…`` (the page's script
+moves the fragment into its form, so the reset token reaches no access log).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from urllib.parse import urlencode
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from email_validator import EmailNotValidError, validate_email
+from sqlalchemy import delete, update
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, col, select
 
@@ -31,7 +33,7 @@ from app.core.security import (
     unsign,
     verify_password,
 )
-from app.models import PUSH_MODES, ApiToken, ProfileUpdate, ResetCode, User, utcnow
+from app.models import PUSH_MODES, ApiToken, ProfileUpdate, ResetCode, User, WebSession, utcnow
 from app.services import throttle
 from app.services.errors import Conflict, Invalid, NotFound, Unauthorized
 from app.services.urlcheck import guard, normalize_url, run_sync
@@ -43,12 +45,8 @@ VERIFY_PATH = "/verify-email"
 RESET_PATH = "/reset-password"
 VERIFY_MAX_AGE = 3 * 24 * 3600
 RESET_MAX_AGE = 2 * 3600
-LOGIN_WINDOW = timedelta(minutes=15)
-MAX_ACCOUNT_FAILURES = 5
-MAX_IP_FAILURES = 20
 SMS_CODE_TTL = timedelta(minutes=10)
 SMS_CODE_ATTEMPTS = 5
-SMS_SENDS_PER_WINDOW = 3
 TOKEN_TOUCH_INTERVAL = timedelta(minutes=1)
 LANGUAGES = ("zh", "en")
 MIN_PASSWORD = 8
@@ -61,12 +59,23 @@ _DUMMY_HASH = hash_password("timing-equaliser-not-a-password")
 
 
 def clean_email(email: str) -> str:
-    """The normalised address (lowercase), or Invalid with the reason."""
+    """The normalised address (``crud.normalize_email``), or Invalid with the reason."""
     try:
         info = validate_email((email or "").strip(), check_deliverability=False)
     except EmailNotValidError as exc:
         raise Invalid(str(exc), code="invalid_email", details={"field": "email"}) from exc
-    return info.normalized.lower()
+    return crud.normalize_email(info.normalized)
+
+
+def normalize_email(email: str) -> str:
+    """The form an address is stored and looked up in (``clean_email`` when it is valid);
+    never raises, so a login with a malformed address is just a wrong login."""
+    try:
+        return clean_email(email)
+    except Invalid:
+        # no NUL or lone surrogate reaches a query (PostgreSQL refuses NUL in text)
+        text = (email or "").replace("\x00", "").encode("utf-8", "replace").decode()
+        return text.strip().lower()
 
 
 def check_password(password: str) -> None:
@@ -107,13 +116,21 @@ def _hhmm(value: str, field: str) -> str:
 
 
 def register_user(
-    session: Session, *, email: str, password: str, language: str | None = None
+    session: Session,
+    *,
+    email: str,
+    password: str,
+    language: str | None = None,
+    ip: str | None = None,
 ) -> User:
-    """Create an unverified account; Conflict when the address is taken."""
+    """Create an unverified account; Conflict when the address is taken. A sign-up from
+    the web or the API (``ip`` given) counts against the "register_ip" limit."""
     email = clean_email(email)
     check_password(password)
     if language is not None and language not in LANGUAGES:
         raise Invalid("language must be zh or en.", details={"field": "language"})
+    if ip is not None:
+        throttle.hit(session, _settings(), "register_ip", ip)
     if crud.get_user_by_email(session, email=email) is not None:
         raise Conflict(
             f"An account for {email} already exists.",
@@ -139,24 +156,18 @@ def register_user(
 def authenticate(session: Session, *, email: str, password: str, ip: str | None) -> User:
     """The user with these credentials.
 
-    Throttled after MAX_ACCOUNT_FAILURES failures for the account or MAX_IP_FAILURES from
-    the IP inside LOGIN_WINDOW; Unauthorized on wrong credentials or a disabled account.
+    Every attempt is counted before the password is checked (``throttle``: account × IP,
+    IP, and account alone, each with exponential back-off); Throttled when one of them says
+    wait, Unauthorized on wrong credentials or a disabled account.
     """
-    address = (email or "").strip().lower()
-    acct_key = f"login:acct:{address}"
-    ip_key = f"login:ip:{ip or 'unknown'}"
-    message = "Too many failed logins. Please wait a few minutes and try again."
-    throttle.check(
-        session, acct_key, limit=MAX_ACCOUNT_FAILURES, window=LOGIN_WINDOW, message=message
-    )
-    throttle.check(session, ip_key, limit=MAX_IP_FAILURES, window=LOGIN_WINDOW, message=message)
+    address = normalize_email(email)
+    settings = _settings()
+    _count_password_attempt(session, settings, address, ip)
     user = session.exec(select(User).where(User.email == address)).first()
     ok = verify_password(user.password_hash if user else _DUMMY_HASH, password)
     if user is None or not ok or not user.is_active:
-        throttle.record(session, acct_key, ip_key, window=LOGIN_WINDOW)
-        session.commit()
         raise Unauthorized("Wrong email or password.", code="bad_credentials")
-    throttle.clear(session, acct_key)
+    _password_was_right(session, settings, address, ip)
     if needs_rehash(user.password_hash):
         user.password_hash = hash_password(password)
         session.add(user)
@@ -164,20 +175,69 @@ def authenticate(session: Session, *, email: str, password: str, ip: str | None)
     return user
 
 
-def change_password(
-    session: Session, user: User, *, current_password: str, new_password: str
+def _count_password_attempt(
+    session: Session, settings: Settings, account: str, ip: str | None
 ) -> None:
-    """Set a new password after checking the current one (invalidates reset links)."""
-    if not verify_password(user.password_hash, current_password):
+    throttle.hit(session, settings, "login", account, ip)
+    throttle.hit(session, settings, "login_ip", ip)
+    throttle.hit(session, settings, "login_account", account)
+
+
+def _password_was_right(session: Session, settings: Settings, account: str, ip: str | None) -> None:
+    throttle.clear(session, settings, "login", account, ip)
+    throttle.refund(session, settings, "login_ip", ip)
+    throttle.refund(session, settings, "login_account", account)
+
+
+def check_current_password(
+    session: Session, user: User, password: str, *, ip: str | None = None
+) -> None:
+    """Unauthorized unless ``password`` is the user's (throttled like a login)."""
+    settings = _settings()
+    _count_password_attempt(session, settings, user.email, ip)
+    if not verify_password(user.password_hash, password):
         raise Unauthorized(
             "The current password is wrong.",
             code="bad_credentials",
             details={"field": "current_password"},
         )
+    _password_was_right(session, settings, user.email, ip)
+
+
+def change_password(
+    session: Session,
+    user: User,
+    *,
+    current_password: str,
+    new_password: str,
+    ip: str | None = None,
+) -> None:
+    """Set a new password after checking the current one. Every API token and every browser
+    session of the user ends (the caller starts a new session for the current browser)."""
     check_password(new_password)
+    check_current_password(session, user, current_password, ip=ip)
+    _set_password(session, user, new_password)
+    session.commit()
+
+
+def _set_password(session: Session, user: User, new_password: str) -> None:
+    """The new password hash (reset links die with the old one), all tokens and web
+    sessions revoked; the caller commits."""
     user.password_hash = hash_password(new_password)
     session.add(user)
-    session.commit()
+    revoke_everything(session, user)
+
+
+def revoke_everything(session: Session, user: User) -> None:
+    """End every API token and every browser session of ``user`` (the caller commits)."""
+    now = utcnow()
+    session.exec(
+        update(ApiToken)
+        .where(col(ApiToken.user_id) == user.id, col(ApiToken.revoked_at).is_(None))
+        .values(revoked_at=now)
+    )
+    session.exec(delete(WebSession).where(col(WebSession.user_id) == user.id))
+    session.flush()
 
 
 # --- email verification ----------------------------------------------------------------------
@@ -202,6 +262,15 @@ def verify_email(session: Session, settings: Settings, token: str) -> User:
     return user
 
 
+def resend_verification(session: Session, settings: Settings, user: User) -> bool:
+    """Send the verification link again (rate-limited); False when already verified."""
+    if user.email_verified_at is not None:
+        return False
+    throttle.hit(session, settings, "verify_resend", user.id)
+    send_verification_email(settings, user)
+    return True
+
+
 def send_verification_email(settings: Settings, user: User) -> None:
     """Email the verification link to the user (in the user's language)."""
     link = _link(settings, VERIFY_PATH, make_email_verification_token(settings, user))
@@ -224,14 +293,27 @@ def make_password_reset_token(settings: Settings, user: User) -> str:
     )
 
 
-def request_password_reset(session: Session, settings: Settings, *, email: str) -> None:
-    """Email a single-use, expiring reset link. Silent for unknown addresses."""
-    address = (email or "").strip().lower()
+def request_password_reset(
+    session: Session, settings: Settings, *, email: str, ip: str | None = None
+) -> None:
+    """Email a single-use, expiring reset link. Silent for unknown addresses; Invalid when
+    this server cannot send email (a reset that cannot arrive is not offered)."""
+    if not email_reset_available(settings):
+        raise Invalid(
+            "Password reset by email is not available on this server; "
+            "please ask the administrator.",
+            code="email_unavailable",
+        )
+    address = normalize_email(email)
+    # counted for unknown addresses too: the answer must not tell which ones exist
+    throttle.hit(session, settings, "reset_ip", ip)
+    throttle.hit(session, settings, "reset_email", address)
     user = session.exec(select(User).where(User.email == address)).first()
     if user is None or not user.is_active:
         logger.info("password reset requested for an unknown address")
         return
-    link = _link(settings, RESET_PATH, make_password_reset_token(settings, user))
+    # in the fragment: a browser never sends it, so it lands in no access log or Referer
+    link = _link(settings, RESET_PATH, make_password_reset_token(settings, user), fragment=True)
     hours = max(1, RESET_MAX_AGE // 3600)
     _send_template(settings, user, "reset", email=user.email, link=link, hours=hours)
 
@@ -247,16 +329,20 @@ def reset_password(session: Session, settings: Settings, *, token: str, new_pass
     ):
         raise Invalid("This reset link is invalid, expired or already used.", code="invalid_token")
     check_password(new_password)
-    user.password_hash = hash_password(new_password)
-    session.add(user)
-    throttle.clear(session, f"login:acct:{user.email}")
+    _set_password(session, user, new_password)
     session.commit()
     return user
 
 
 def sms_reset_available(settings: Settings) -> bool:
-    """True when an SMS channel is configured for reset codes."""
-    return settings.sms_provider != "none"
+    """True when a real SMS provider is configured for reset codes (the console adapter
+    delivers nothing, so it does not count)."""
+    return settings.sms_provider not in ("none", "console")
+
+
+def email_reset_available(settings: Settings) -> bool:
+    """True when SMTP is configured, so an emailed reset link can arrive."""
+    return bool(settings.smtp_host)
 
 
 def _code_hash(settings: Settings, user_id: int, code: str) -> str:
@@ -264,41 +350,27 @@ def _code_hash(settings: Settings, user_id: int, code: str) -> str:
     return hmac.new(key, f"{user_id}:{code}".encode(), hashlib.sha256).hexdigest()
 
 
-def request_sms_reset(session: Session, settings: Settings, *, email: str) -> None:
+def request_sms_reset(
+    session: Session, settings: Settings, *, email: str, ip: str | None = None
+) -> None:
     """Text a 6-digit reset code to the account's phone. Silent for unknown addresses or
-    accounts without a phone; Throttled after SMS_SENDS_PER_WINDOW sends in LOGIN_WINDOW."""
+    accounts without a phone; Throttled by the "sms_reset" limit."""
     if not sms_reset_available(settings):
         raise Invalid("Password reset by SMS is not available.", code="sms_unavailable")
-    address = (email or "").strip().lower()
+    address = normalize_email(email)
+    throttle.hit(session, settings, "reset_ip", ip)
     user = session.exec(select(User).where(User.email == address)).first()
-    if user is None or not user.phone or not user.is_active or user.id is None:
+    if (
+        user is None
+        or not user.phone
+        or user.phone_verified_at is None  # codes go only to a number the user confirmed
+        or not user.is_active
+        or user.id is None
+    ):
         logger.info("SMS reset requested for an unknown address or an account without phone")
         return
-    key = f"sms-reset:{user.id}"
-    throttle.check(
-        session,
-        key,
-        limit=SMS_SENDS_PER_WINDOW,
-        window=LOGIN_WINDOW,
-        message="Too many codes requested. Please wait a few minutes.",
-    )
-    code = f"{secrets.randbelow(1_000_000):06d}"
-    # a new code replaces the older ones
-    for old in list(
-        session.exec(
-            select(ResetCode).where(ResetCode.user_id == user.id, col(ResetCode.used_at).is_(None))
-        )
-    ):
-        old.used_at = utcnow()
-        session.add(old)
-    session.add(
-        ResetCode(
-            user_id=user.id,
-            code_hash=_code_hash(settings, user.id, code),
-            expires_at=utcnow() + SMS_CODE_TTL,
-        )
-    )
-    throttle.record(session, key, window=LOGIN_WINDOW)
+    throttle.hit(session, settings, "sms_reset", user.id)
+    code = _new_code(session, settings, user.id, "reset")
     session.commit()
     minutes = int(SMS_CODE_TTL.total_seconds() // 60)
     text = (
@@ -314,27 +386,100 @@ def reset_password_with_code(
 ) -> User:
     """Set a new password with an SMS code (single use, expiring, SMS_CODE_ATTEMPTS tries)."""
     bad = Invalid("The code is wrong or has expired.", code="invalid_code")
-    address = (email or "").strip().lower()
+    address = normalize_email(email)
     user = session.exec(select(User).where(User.email == address)).first()
     if user is None or user.id is None:
         raise bad
+    check_password(new_password)
+    row = _take_code(session, settings, user.id, "reset", code)
+    if row is None:
+        raise bad
+    row.used_at = utcnow()
+    session.add(row)
+    _set_password(session, user, new_password)
+    session.commit()
+    return user
+
+
+def _new_code(session: Session, settings: Settings, user_id: int, purpose: str) -> str:
+    """A fresh 6-digit code for ``purpose`` (it replaces the user's older ones); the
+    caller commits and sends it."""
+    code = f"{secrets.randbelow(1_000_000):06d}"
+    for old in list(
+        session.exec(
+            select(ResetCode).where(
+                ResetCode.user_id == user_id,
+                ResetCode.purpose == purpose,
+                col(ResetCode.used_at).is_(None),
+            )
+        )
+    ):
+        old.used_at = utcnow()
+        session.add(old)
+    session.add(
+        ResetCode(
+            user_id=user_id,
+            purpose=purpose,
+            code_hash=_code_hash(settings, user_id, code),
+            expires_at=utcnow() + SMS_CODE_TTL,
+        )
+    )
+    return code
+
+
+def _take_code(
+    session: Session, settings: Settings, user_id: int, purpose: str, code: str
+) -> ResetCode | None:
+    """The live code row matching ``code`` (marked used), or None (a wrong try counts)."""
     row = session.exec(
         select(ResetCode)
-        .where(ResetCode.user_id == user.id, col(ResetCode.used_at).is_(None))
+        .where(
+            ResetCode.user_id == user_id,
+            ResetCode.purpose == purpose,
+            col(ResetCode.used_at).is_(None),
+        )
         .order_by(col(ResetCode.id).desc())
     ).first()
     if row is None or row.expires_at <= utcnow() or row.attempts >= SMS_CODE_ATTEMPTS:
-        raise bad
-    if not hmac.compare_digest(row.code_hash, _code_hash(settings, user.id, code.strip())):
+        return None
+    if not hmac.compare_digest(row.code_hash, _code_hash(settings, user_id, code.strip())):
         row.attempts += 1
         session.add(row)
         session.commit()
-        raise bad
-    check_password(new_password)
+        return None
     row.used_at = utcnow()
-    user.password_hash = hash_password(new_password)
-    session.add_all([row, user])
-    throttle.clear(session, f"login:acct:{user.email}")
+    session.add(row)
+    return row
+
+
+def send_phone_code(session: Session, settings: Settings, user: User) -> None:
+    """Text a 6-digit code to the profile's phone number to confirm it (rate-limited)."""
+    if not user.phone:
+        raise Invalid("Add a phone number first.", code="no_phone", details={"field": "phone"})
+    if not sms_reset_available(settings):
+        raise Invalid("This server cannot send SMS.", code="sms_unavailable")
+    assert user.id is not None
+    throttle.hit(session, settings, "phone_code", user.id)
+    code = _new_code(session, settings, user.id, "phone")
+    session.commit()
+    minutes = int(SMS_CODE_TTL.total_seconds() // 60)
+    text = (
+        f"Timely Push phone verification code: {code} (valid {minutes} min)"
+        if user.language == "en"
+        else f"及时推手机验证码：{code}（{minutes} 分钟内有效）"
+    )
+    _send_sms(settings, user.phone, text)
+
+
+def confirm_phone(session: Session, settings: Settings, user: User, code: str) -> User:
+    """Mark the phone number verified with the texted code (single use, expiring)."""
+    assert user.id is not None
+    if not user.phone or _take_code(session, settings, user.id, "phone", code) is None:
+        raise Invalid(
+            "The code is wrong or has expired.", code="invalid_code", details={"field": "code"}
+        )
+    user.phone_verified_at = utcnow()
+    session.add(user)
     session.commit()
     return user
 
@@ -385,6 +530,8 @@ def update_profile(session: Session, user: User, data: ProfileUpdate) -> User:
             changes[field] = None
     if "phone" in changes:
         changes["phone"] = _clean_phone(changes["phone"])
+        if changes["phone"] != user.phone:
+            user.phone_verified_at = None  # a new number is confirmed by a code again
     if changes.get("webhook_url"):
         url = normalize_url(changes["webhook_url"], field="webhook_url")
         run_sync(guard(_settings(), url, field="webhook_url"))
@@ -455,6 +602,7 @@ def issue_token(session: Session, user: User, *, name: str) -> tuple[str, ApiTok
         user_id=user.id,
         name=(name or "device").strip()[:100] or "device",
         token_hash=hash_token(plaintext),
+        expires_at=utcnow() + timedelta(days=_settings().api_token_days),
     )
     session.add(row)
     session.commit()
@@ -478,6 +626,19 @@ def get_token(session: Session, user: User, token_id: int) -> ApiToken:
     row = session.get(ApiToken, token_id)
     if row is None or row.user_id != user.id or row.revoked_at is not None:
         raise NotFound("No such token.", code="token_not_found")
+    return row
+
+
+def refresh_token(session: Session, user: User, token_id: int) -> ApiToken:
+    """Give one of the user's tokens a full lifetime again from now (it must still work:
+    an expired token is dead, its device logs in again)."""
+    row = get_token(session, user, token_id)
+    now = utcnow()
+    if row.expires_at is not None and row.expires_at <= now:
+        raise NotFound("No such token.", code="token_not_found")
+    row.expires_at = now + timedelta(days=_settings().api_token_days)
+    session.add(row)
+    session.commit()
     return row
 
 
@@ -526,8 +687,9 @@ def _user_from_payload(session: Session, payload: object) -> User | None:
     return user
 
 
-def _link(settings: Settings, path: str, token: str) -> str:
-    return f"{settings.base_url.rstrip('/')}{path}?{urlencode({'token': token})}"
+def _link(settings: Settings, path: str, token: str, *, fragment: bool = False) -> str:
+    sep = "#" if fragment else "?"
+    return f"{settings.base_url.rstrip('/')}{path}{sep}{urlencode({'token': token})}"
 
 
 def _settings() -> Settings:

@@ -137,12 +137,12 @@ def create_concern(
     synonyms = normalize_keywords(data.synonyms, field="synonyms", allow_empty=True)
     _check_choices(data.strategy, data.scope, data.push_mode)
     params = _check_params(data.params)
-    count = len(session.exec(select(Concern.id).where(Concern.owner_id == user.id)).all())
-    if count >= MAX_CONCERNS_PER_USER:
-        raise Invalid(
-            f"You already have {MAX_CONCERNS_PER_USER} concerns; delete some first.",
-            code="too_many_concerns",
-        )
+    too_many = Invalid(
+        f"You already have {MAX_CONCERNS_PER_USER} concerns; delete some first.",
+        code="too_many_concerns",
+    )
+    if _concern_count(session, user) >= MAX_CONCERNS_PER_USER:
+        raise too_many  # early, before the URL is probed
     seed_url = check_seed_url(settings, data.seed_url, probe_it=probe)
     assert user.id is not None
     concern = Concern(
@@ -161,8 +161,15 @@ def create_concern(
         scorer=data.scorer,
         sensitivity=data.sensitivity,
     )
+    # the limit holds under parallel requests: PostgreSQL serialises this user's creations
+    # on the user row; SQLite's single writer holds from the insert to the commit, so the
+    # count after our own insert sees every other committed one
+    session.exec(select(User.id).where(User.id == user.id).with_for_update()).first()
     session.add(concern)
     session.flush()
+    if _concern_count(session, user) > MAX_CONCERNS_PER_USER:
+        session.rollback()
+        raise too_many
     site = sites.attach_site(session, concern)
     if concern.enabled:
         sites.check_now(session, site)
@@ -170,6 +177,14 @@ def create_concern(
     session.refresh(concern)
     logger.info("concern %s of user %s on site %s", concern.id, user.id, site.id)
     return concern
+
+
+def _concern_count(session: Session, user: User) -> int:
+    return int(
+        session.exec(
+            select(func.count()).select_from(Concern).where(Concern.owner_id == user.id)
+        ).one()
+    )
 
 
 def list_concerns(session: Session, user: User) -> list[Concern]:

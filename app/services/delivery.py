@@ -43,7 +43,7 @@ from app.core.config import Settings, get_settings
 from app.core.db import session_scope
 from app.core.security import unsign
 from app.models import APPRISE, Concern, Delivery, Match, PushChannel, Site, User, utcnow
-from app.services import channels, outbox_wake
+from app.services import channels, outbox_wake, throttle
 from app.services.delivery_compose import (
     UNSUBSCRIBE_SALT,
     Composer,
@@ -60,6 +60,7 @@ from app.services.delivery_policy import (
     quiet_until,
 )
 from app.services.errors import NotFound
+from app.services.urlcheck import guarded_client
 from push import Channel, ConfigError, DeliveryResult, Message, language, new_secret
 
 logger = logging.getLogger(__name__)
@@ -81,11 +82,12 @@ _table = Delivery.__table__  # type: ignore[attr-defined]
 def _targets(user: User) -> list[tuple[str, str]]:
     """The instant channels the user has turned on, with their addresses."""
     out = []
-    if user.email_enabled and user.email:
+    # email and SMS go only to an address the user has verified
+    if user.email_enabled and user.email and user.email_verified_at is not None:
         out.append(("email", user.email))
     if user.webhook_enabled and user.webhook_url and user.webhook_disabled_at is None:
         out.append(("webhook", user.webhook_url))
-    if user.sms_enabled and user.phone:
+    if user.sms_enabled and user.phone and user.phone_verified_at is not None:
         out.append(("sms", user.phone))
     return out
 
@@ -305,7 +307,8 @@ def enqueue_due_digests(now: datetime | None = None) -> int:
         users = session.exec(
             select(User).where(
                 col(User.is_active).is_(True),
-                col(User.email_enabled).is_(True) | col(User.id).in_(digest_channels),
+                (col(User.email_enabled).is_(True) & col(User.email_verified_at).is_not(None))
+                | col(User.id).in_(digest_channels),
             )
         ).all()
         due = {u.id: due_digest(u, now) for u in users if u.id is not None}
@@ -484,6 +487,11 @@ def _wanted(
     """Why the row must not be sent any more (the user changed their settings), or None."""
     if user is None or not user.is_active:
         return "user is gone or inactive"
+    # no email or SMS to an address the user has not verified (or no longer has)
+    if row.channel == "email" and (user.email_verified_at is None or row.target != user.email):
+        return "email address not verified"
+    if row.channel == "sms" and (user.phone_verified_at is None or row.target != user.phone):
+        return "phone number not verified"
     if row.kind not in ("instant", "digest", "summary"):
         return None
     if row.channel == APPRISE:
@@ -510,6 +518,8 @@ async def _send_all(
     gate = asyncio.Semaphore(SEND_CONCURRENCY)
     async with AsyncExitStack() as stack:
         client = await stack.enter_async_context(httpx.AsyncClient(follow_redirects=False))
+        # webhooks go to user-supplied URLs: connect only to guard-checked addresses
+        hooks = await stack.enter_async_context(guarded_client(settings, follow_redirects=False))
         cache: dict[str, Channel | Exception] = {}
 
         async def channel_for(row: Delivery, secret: str | None) -> Channel:
@@ -524,9 +534,7 @@ async def _send_all(
                     elif row.channel == "sms":
                         cache[name] = channels.sms_channel(settings, client=client)
                     else:
-                        cache[name] = channels.webhook_channel(
-                            settings, secret or "", client=client
-                        )
+                        cache[name] = channels.webhook_channel(settings, secret or "", client=hooks)
                 except Exception as exc:
                     cache[name] = exc
             found = cache[name]
@@ -729,6 +737,7 @@ def resend_for_match(session: Session, user: User, match_id: int, delivery_id: i
     original = session.get(Delivery, delivery_id)
     if original is None or original.user_id != user.id or original.match_id != match_id:
         raise NotFound("No such delivery.", code="delivery_not_found")
+    throttle.hit(session, get_settings(), "resend", user.id)
     copy = resend(session, user, delivery_id)
     session.commit()
     outbox_wake.wake()
@@ -738,7 +747,9 @@ def resend_for_match(session: Session, user: User, match_id: int, delivery_id: i
 def send_channel_test(
     session: Session, settings: Settings, user: User, channel: str
 ) -> DeliveryResult:
-    """Send a test message to the address the user's profile has for ``channel`` now."""
+    """Send a test message to the address the user's profile has for ``channel`` now
+    (rate-limited: "channel_test")."""
+    throttle.hit(session, settings, "channel_test", user.id)
     targets = {"email": user.email, "sms": user.phone, "webhook": user.webhook_url}
     if channel not in targets:
         raise ValueError(f"unknown channel {channel!r}: choose email, webhook or sms")
@@ -747,6 +758,10 @@ def send_channel_test(
         return DeliveryResult(
             ok=False, permanent=True, error=f"no {channel} address in the profile"
         )
+    if (channel == "email" and user.email_verified_at is None) or (
+        channel == "sms" and user.phone_verified_at is None
+    ):
+        return DeliveryResult(ok=False, permanent=True, error=f"verify the {channel} address first")
     secret = None
     if channel == "webhook":
         secret = _webhook_secret(session, user)
@@ -766,14 +781,17 @@ def test_channel(
     message = test_message(settings, channel, language(lang))
 
     async def go() -> DeliveryResult:
-        async with httpx.AsyncClient(follow_redirects=False) as client:
+        async with (
+            httpx.AsyncClient(follow_redirects=False) as client,
+            guarded_client(settings, follow_redirects=False) as hooks,
+        ):
             if channel == "email":
                 async with channels.email_channel(settings) as email:
                     return await email.send(message, target)
             if channel == "sms":
                 return await channels.sms_channel(settings, client=client).send(message, target)
             if channel == "webhook":
-                hook = channels.webhook_channel(settings, secret or new_secret(), client=client)
+                hook = channels.webhook_channel(settings, secret or new_secret(), client=hooks)
                 return await hook.send(message, target)
             raise ValueError(f"unknown channel {channel!r}: choose email, webhook or sms")
 

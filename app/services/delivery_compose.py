@@ -65,6 +65,7 @@ class MatchView:
 
     id: int
     concern_id: int
+    user_id: int
     title: str
     url: str
     snippet: str
@@ -76,7 +77,8 @@ class MatchView:
 
 @dataclass
 class Loaded:
-    """Everything the rows of one batch refer to, loaded with a few IN queries."""
+    """Everything the rows of one batch refer to, loaded with a few IN queries (matches and
+    concerns only of the batch's users; ``Composer.items`` checks each row's own)."""
 
     users: dict[int, User]
     matches: dict[int, MatchView]
@@ -86,6 +88,7 @@ class Loaded:
 _MATCH_COLUMNS = (
     col(Match.id),
     col(Match.concern_id),
+    col(Match.user_id),
     col(Match.title),
     col(Match.url),
     col(Match.snippet),
@@ -106,7 +109,9 @@ def load(session: Session, rows: Sequence[Delivery]) -> Loaded:
     ids = sorted(match_ids)
     for i in range(0, len(ids), 900):
         q = sa_select(*_MATCH_COLUMNS).where(
-            col(Match.id).in_(ids[i : i + 900]), col(Match.deleted_at).is_(None)
+            col(Match.id).in_(ids[i : i + 900]),
+            col(Match.user_id).in_(user_ids),
+            col(Match.deleted_at).is_(None),
         )
         for values in session.connection().execute(q):
             view = MatchView(*values)
@@ -114,7 +119,11 @@ def load(session: Session, rows: Sequence[Delivery]) -> Loaded:
     concern_ids = {m.concern_id for m in matches.values()}
     concerns = {
         c.id: c
-        for c in session.exec(select(Concern).where(col(Concern.id).in_(concern_ids)))
+        for c in session.exec(
+            select(Concern).where(
+                col(Concern.id).in_(concern_ids), col(Concern.owner_id).in_(user_ids)
+            )
+        )
         if c.id
     }
     return Loaded(users, matches, concerns)
@@ -134,9 +143,13 @@ class Composer:
         out = []
         for mid in ids:
             m = self.loaded.matches.get(mid)
-            if m is None:
+            # ids are only references: a match goes into a message for its own user only
+            # (a deleted row's id can come back as someone else's row on SQLite)
+            if m is None or m.user_id != row.user_id:
                 continue
             concern = self.loaded.concerns.get(m.concern_id)
+            if concern is not None and concern.owner_id != row.user_id:
+                concern = None
             out.append(
                 DigestItem(
                     match_id=m.id,

@@ -1,7 +1,8 @@
 """Account emails (verification and password-reset links), sent directly, not via the outbox.
 
-With SMTP configured the mail goes out at once; without it the link is logged as a warning so
-a development setup still works.
+With SMTP configured the mail goes out at once; without it nothing is sent and only the fact is
+logged: the message itself (a verification or reset link) is never written to the log. For
+development, point ``TIMELYPUSH_SMTP_HOST`` at a local mail catcher.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ def send_account_email(
     """Send one account email; True when SMTP accepted it, False when only logged or failed."""
     config = smtp_config(settings)
     if config is None:
-        logger.warning("SMTP is not configured; email to %s not sent: %s\n%s", to, subject, text)
+        logger.warning("SMTP is not configured; an account email was not sent")
         return False
     message = Message(subject=subject, text=text, html=html, id="acct_" + secrets.token_hex(16))
     result = run_sync(EmailChannel(config).send(message, to))

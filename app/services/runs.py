@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 from pydantic import BaseModel
+from sqlalchemy import func
 from sqlmodel import Session, col, select
 
-from app.models import CrawlRun, User
+from app.models import Concern, CrawlRun, Match, User, utcnow
 from app.services.concerns import get_concern
 
 MAX_RUNS = 200
@@ -29,19 +30,60 @@ class HarvestPoint(BaseModel):
 
 
 def list_runs(session: Session, user: User, concern_id: int, *, limit: int = 50) -> list[CrawlRun]:
-    """The newest runs of the concern's site (NotFound for someone else's concern)."""
+    """The newest runs of the concern's site as this user sees them (NotFound for someone
+    else's concern).
+
+    A site is shared by every concern on it, so when other users watch it too a run's own
+    counts mix users: then only runs since the concern exists are listed, as copies that
+    carry only this concern's matches (``pages_matched``, the harvest rate) and none of the
+    other concerns' figures."""
     concern = get_concern(session, user, concern_id)
     if concern.site_id is None:
         return []
     limit = max(1, min(limit, MAX_RUNS))
-    return list(
+    shared = session.exec(
+        select(func.count())
+        .select_from(Concern)
+        .where(Concern.site_id == concern.site_id, Concern.owner_id != user.id)
+    ).one()
+    query = select(CrawlRun).where(CrawlRun.site_id == concern.site_id)
+    if shared:
+        query = query.where(col(CrawlRun.started_at) >= concern.created_at - OVERLAP)
+    found = list(
         session.exec(
-            select(CrawlRun)
-            .where(CrawlRun.site_id == concern.site_id)
-            .order_by(col(CrawlRun.started_at).desc(), col(CrawlRun.id).desc())
-            .limit(limit)
+            query.order_by(col(CrawlRun.started_at).desc(), col(CrawlRun.id).desc()).limit(limit)
         )
     )
+    if not shared or not found:
+        return found  # every concern on the site is this user's: the runs are all theirs
+    times = list(
+        session.exec(
+            select(Match.created_at).where(
+                Match.concern_id == concern.id,
+                Match.user_id == user.id,
+                col(Match.created_at) >= min(r.started_at for r in found),
+            )
+        )
+    )
+    now = utcnow()
+    return [_own_view(run, times, now) for run in found]
+
+
+OVERLAP = timedelta(minutes=1)
+"""A run that started just before the concern was saved may already have served it."""
+
+_SHARED_STATS = ("matches", "harvest", "harvest_rate")
+
+
+def _own_view(run: CrawlRun, match_times: list[datetime], now: datetime) -> CrawlRun:
+    end = run.finished_at or now
+    own = sum(1 for t in match_times if run.started_at <= t <= end)
+    stats = {k: v for k, v in (run.stats or {}).items() if k not in _SHARED_STATS}
+    if run.pages_fetched:
+        stats["harvest_rate"] = own / run.pages_fetched
+    values = run.model_dump()
+    values.update(pages_matched=own, stats=stats)
+    return CrawlRun.model_validate(values)
 
 
 def harvest_series(

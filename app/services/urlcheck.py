@@ -45,7 +45,13 @@ def normalize_url(raw: str, *, field: str = "url") -> str:
         raise Invalid("Please enter a URL.", code="invalid_url", details={"field": field})
     if "://" not in url:
         url = "https://" + url.lstrip("/")
-    parts = urlsplit(url)
+    try:
+        url.encode("utf-8")
+        parts = urlsplit(url)
+    except ValueError as exc:  # "http://[::1/", a lone surrogate …
+        raise Invalid(
+            f"{raw!r} is not a valid URL.", code="invalid_url", details={"field": field}
+        ) from exc
     if parts.scheme.lower() not in ("http", "https"):
         raise Invalid(
             f"Only http:// and https:// addresses can be watched, not {parts.scheme}://.",
@@ -66,6 +72,20 @@ def normalize_url(raw: str, *, field: str = "url") -> str:
             "The URL is longer than 2048 characters.", code="invalid_url", details={"field": field}
         )
     return url
+
+
+def guarded_client(settings: Settings, **kwargs: Any) -> httpx.AsyncClient:
+    """An httpx client for user-supplied URLs: every connection goes to an address the URL
+    guard checked (no second DNS lookup, so no rebinding), over http and https alike.
+
+    With a proxy the proxy resolves names, and must itself refuse private destinations.
+    """
+    if settings.proxy:
+        return httpx.AsyncClient(proxy=settings.proxy, **kwargs)
+    from crawler import UrlGuard, pinned_transport
+
+    transport = pinned_transport(UrlGuard(allowlist=settings.allowlist))
+    return httpx.AsyncClient(transport=transport, **kwargs)
 
 
 async def guard(settings: Settings, url: str, *, field: str = "url") -> None:
@@ -92,8 +112,8 @@ async def probe(settings: Settings, url: str, *, seconds: float = PROBE_TIMEOUT)
     Raises Invalid with a message that says what went wrong (DNS, refused, timeout, status).
     """
     headers = {"User-Agent": settings.user_agent}
-    async with httpx.AsyncClient(
-        timeout=seconds, follow_redirects=False, proxy=settings.proxy, headers=headers
+    async with guarded_client(
+        settings, timeout=seconds, follow_redirects=False, headers=headers
     ) as client:
         current = url
         for _ in range(MAX_REDIRECTS + 1):

@@ -19,7 +19,7 @@ from sqlmodel import Session, col, select
 
 from app.core.config import Settings, get_settings
 from app.models import Concern, CrawlRun, Site, User
-from app.services import crawl_wake, recovery, sites
+from app.services import crawl_wake, recovery, sites, throttle
 from app.services.concerns import get_concern
 from app.services.locks import holder
 
@@ -55,6 +55,7 @@ def request_visit(
     concern = get_concern(session, user, concern_id)
     if not concern.enabled:
         return VisitRequest(concern=concern, state=VisitState.REFUSED, reason=RefusedBecause.PAUSED)
+    throttle.hit(session, settings, "check_now", user.id)
     found = session.get(Site, concern.site_id) if concern.site_id else None
     site = found if found is not None else sites.attach_site(session, concern)
     if holder(site, redis_url=settings.redis_url) is not None:

@@ -133,3 +133,28 @@ def install(app: FastAPI) -> None:
     app.add_exception_handler(LoginRequired, on_login_required)
     app.add_exception_handler(PageNotFound, on_not_found)
     app.add_exception_handler(CsrfError, on_csrf)
+
+
+async def throttled_page(request: Request, exc: Exception) -> Response:
+    """The 429 page for a rate limit hit on a web page: how long to wait, in the user's
+    language, with ``Retry-After``."""
+    from app.models import User
+    from app.services.errors import Throttled
+    from app.web.forms import error_text, message
+    from app.web.templating import render, request_language
+
+    assert isinstance(exc, Throttled)
+    cached = getattr(request.state, "web_user_copy", None)
+    user = cached if isinstance(cached, User) else None
+    page = render(
+        request,
+        "error.html",
+        {
+            "heading": message(request, user, "Please wait"),
+            "detail": error_text(request_language(request, user), exc),
+        },
+        user=user,
+        status_code=429,
+    )
+    page.headers["Retry-After"] = str(exc.retry_after)
+    return page

@@ -17,13 +17,17 @@ from app.services import accounts
 from app.services.errors import ServiceError
 from app.web import i18n
 from app.web.csrf import csrf_protect
-from app.web.forms import errors_for, kept, message, read_form, safe_next
+from app.web.forms import errors_for, kept, message, read_form, safe_next, with_retry_after
 from app.web.sessions import LANG_KEY, CurrentUser, Db, MaybeUser, flash, login, logout
 from app.web.templating import redirect, render
 
 logger = logging.getLogger(__name__)
 
 router = APIRouter(dependencies=[Depends(csrf_protect)], include_in_schema=False)
+
+
+def _ip(request: Request) -> str:
+    return request.client.host if request.client else ""
 
 
 @router.get("/")
@@ -68,9 +72,10 @@ async def register(request: Request, db: Db) -> Response:
             email=values.get("email", ""),
             password=values.get("password", ""),
             language=lang,
+            ip=_ip(request),
         )
     except ServiceError as exc:
-        return render(
+        page = render(
             request,
             "auth/register.html",
             {
@@ -79,7 +84,8 @@ async def register(request: Request, db: Db) -> Response:
             },
             status_code=exc.status,
         )
-    login(request, user)
+        return with_retry_after(page, exc)
+    login(request, user, db)
     try:
         await run_in_threadpool(accounts.send_verification_email, get_settings(), user)
         flash(request, "We sent a verification link to {email}.", "success", email=user.email)
@@ -124,14 +130,16 @@ async def verify_email(request: Request, db: Db, user: MaybeUser, token: str = "
 
 
 @router.post("/verify/resend")
-async def resend_verification(request: Request, user: CurrentUser) -> Response:
-    if user.email_verified_at is None:
-        try:
-            await run_in_threadpool(accounts.send_verification_email, get_settings(), user)
+async def resend_verification(request: Request, db: Db, user: CurrentUser) -> Response:
+    try:
+        sent = await run_in_threadpool(accounts.resend_verification, db, get_settings(), user)
+        if sent:
             flash(request, "We sent a verification link to {email}.", "success", email=user.email)
-        except Exception:
-            logger.exception("sending the verification email failed")
-            flash(request, "The verification email could not be sent; try again later.", "error")
+    except ServiceError:
+        raise  # a rate limit: the 429 page says how long to wait
+    except Exception:
+        logger.exception("sending the verification email failed")
+        flash(request, "The verification email could not be sent; try again later.", "error")
     return redirect("/settings")
 
 
@@ -148,18 +156,17 @@ def login_form(request: Request, user: MaybeUser, next: str | None = None) -> Re
 @router.post("/login")
 async def login_submit(request: Request, db: Db) -> Response:
     values = await read_form(request)
-    ip = request.client.host if request.client else None
     try:
         user = await run_in_threadpool(
             accounts.authenticate,
             db,
             email=values.get("email", ""),
             password=values.get("password", ""),
-            ip=ip,
+            ip=_ip(request),
         )
     except ServiceError as exc:
         errors = errors_for(request, None, exc)
-        return render(
+        page = render(
             request,
             "auth/login.html",
             {
@@ -169,13 +176,14 @@ async def login_submit(request: Request, db: Db) -> Response:
             },
             status_code=exc.status,
         )
-    login(request, user)
+        return with_retry_after(page, exc)
+    login(request, user, db)
     return redirect(safe_next(values.get("next")))
 
 
 @router.post("/logout")
-def logout_submit(request: Request) -> Response:
-    logout(request)
+def logout_submit(request: Request, db: Db) -> Response:
+    logout(request, db)
     flash(request, "You are logged out.", "info")
     return redirect("/login")
 
@@ -187,10 +195,11 @@ def _forgot(
     request: Request, values: dict[str, str], errors: dict[str, str], status: int = 200
 ) -> HTMLResponse:
     sms = accounts.sms_reset_available(get_settings())
+    mail = accounts.email_reset_available(get_settings())
     return render(
         request,
         "auth/forgot.html",
-        {"form": kept(values), "errors": errors, "sms_enabled": sms},
+        {"form": kept(values), "errors": errors, "sms_enabled": sms, "email_enabled": mail},
         status_code=status,
     )
 
@@ -205,10 +214,15 @@ async def forgot_submit(request: Request, db: Db) -> Response:
     values = await read_form(request)
     try:
         await run_in_threadpool(
-            accounts.request_password_reset, db, get_settings(), email=values.get("email", "")
+            accounts.request_password_reset,
+            db,
+            get_settings(),
+            email=values.get("email", ""),
+            ip=_ip(request),
         )
     except ServiceError as exc:
-        return _forgot(request, values, errors_for(request, None, exc, fields=()), exc.status)
+        errors = errors_for(request, None, exc, fields=())
+        return with_retry_after(_forgot(request, values, errors, exc.status), exc)
     return render(
         request,
         "auth/notice.html",
@@ -232,10 +246,15 @@ async def forgot_sms_submit(request: Request, db: Db) -> Response:
     values = await read_form(request)
     try:
         await run_in_threadpool(
-            accounts.request_sms_reset, db, get_settings(), email=values.get("email", "")
+            accounts.request_sms_reset,
+            db,
+            get_settings(),
+            email=values.get("email", ""),
+            ip=_ip(request),
         )
     except ServiceError as exc:
-        return _forgot(request, values, errors_for(request, None, exc, fields=()), exc.status)
+        errors = errors_for(request, None, exc, fields=())
+        return with_retry_after(_forgot(request, values, errors, exc.status), exc)
     flash(request, "If the account has a phone number, we sent it a code.", "info")
     return redirect(f"{accounts.RESET_PATH}/sms?email={values.get('email', '')}")
 
@@ -267,7 +286,7 @@ async def reset_submit(request: Request, db: Db) -> Response:
     except ServiceError as exc:
         ctx["errors"] = errors_for(request, None, exc, fields=("password",))
         return render(request, "auth/reset.html", ctx, status_code=exc.status)
-    logout(request)
+    logout(request, db)
     flash(request, "Your password is changed. Please log in.", "success")
     return redirect("/login")
 
@@ -308,6 +327,6 @@ async def reset_sms_submit(request: Request, db: Db) -> Response:
             errors = {"code": errors.pop("form", "")} | errors
         ctx["errors"] = errors
         return render(request, "auth/reset.html", ctx, status_code=exc.status)
-    logout(request)
+    logout(request, db)
     flash(request, "Your password is changed. Please log in.", "success")
     return redirect("/login")

@@ -9,6 +9,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from fastapi import Request
+from fastapi.responses import Response
 
 from app.models import User
 from app.services.errors import ServiceError, Throttled
@@ -80,3 +81,10 @@ def safe_next(target: str | None, default: str = "/messages") -> str:
     if target and target.startswith("/") and not target.startswith(("//", "/\\")):
         return target
     return default
+
+
+def with_retry_after(response: Response, exc: ServiceError) -> Response:
+    """A throttled page carries ``Retry-After`` like the API's 429 does."""
+    if isinstance(exc, Throttled):
+        response.headers["Retry-After"] = str(exc.retry_after)
+    return response

@@ -1,24 +1,29 @@
 """Browser sessions: who is logged in, the per-request database session, flash messages.
 
 The session lives in a signed cookie (Starlette's SessionMiddleware: HttpOnly, SameSite=Lax,
-Secure when ``settings.secure_cookies``). Logging in clears the old session and issues a new
-CSRF token (session rotation); logging out clears everything. The cookie also carries the
-user's ``auth`` stamp — a hash prefix of the password hash — so changing or resetting the
-password logs out every other browser.
+Secure when ``settings.secure_cookies``). Logging in clears the old session, issues a new
+CSRF token (session rotation) and a random session id whose hash is a ``web_sessions`` row:
+the browser is logged in only while that row exists. Logging out deletes it (a copy of the
+cookie replayed later is refused), and a password change or reset deletes every row of the
+user (``accounts.revoke_everything``). The cookie also carries the user's ``auth`` stamp — a
+hash prefix of the password hash — as a second check.
 """
 
 from __future__ import annotations
 
 import hashlib
 import logging
+import secrets
 from collections.abc import Iterator
+from datetime import timedelta
 from typing import Annotated, Any
 
 from fastapi import Depends, Request
-from sqlmodel import Session
+from sqlalchemy import delete
+from sqlmodel import Session, col, select
 
 from app.core.db import get_engine
-from app.models import User
+from app.models import User, WebSession, utcnow
 from app.services.matches import unread_count
 from app.web import csrf
 
@@ -28,6 +33,8 @@ USER_KEY = "uid"
 AUTH_KEY = "auth"
 FLASH_KEY = "flash"
 LANG_KEY = "lang"
+SESSION_KEY = "sid"
+TOUCH_INTERVAL = timedelta(minutes=10)
 
 
 class LoginRequired(Exception):
@@ -60,20 +67,58 @@ def _stamp(user: User) -> str:
     return hashlib.sha256(user.password_hash.encode()).hexdigest()[:16]
 
 
-def login(request: Request, user: User) -> None:
-    """Start a fresh session for ``user`` (the old session's data is dropped)."""
+def _key_hash(key: str) -> str:
+    return hashlib.sha256(key.encode()).hexdigest()
+
+
+def login(request: Request, user: User, db: Session) -> None:
+    """Start a fresh session for ``user`` (the old session's data and row are dropped)."""
+    _end_server_session(request, db)
     lang = request.session.get(LANG_KEY)
     request.session.clear()
+    key = secrets.token_urlsafe(32)
+    assert user.id is not None
+    db.add(WebSession(user_id=user.id, key_hash=_key_hash(key)))
+    db.commit()
     request.session[USER_KEY] = user.id
     request.session[AUTH_KEY] = _stamp(user)
+    request.session[SESSION_KEY] = key
     if lang:
         request.session[LANG_KEY] = lang
     csrf.rotate(request)
 
 
-def logout(request: Request) -> None:
+def logout(request: Request, db: Session) -> None:
+    """End the session here and on the server."""
+    _end_server_session(request, db)
     request.session.clear()
     csrf.rotate(request)
+
+
+def _end_server_session(request: Request, db: Session) -> None:
+    key = request.session.get(SESSION_KEY)
+    if isinstance(key, str):
+        db.exec(delete(WebSession).where(col(WebSession.key_hash) == _key_hash(key)))
+        db.commit()
+
+
+def _server_session(request: Request, db: Session, user: User) -> bool:
+    """Whether this browser's session row exists (and touch it now and then)."""
+    key = request.session.get(SESSION_KEY)
+    if not isinstance(key, str):
+        return False
+    row = db.exec(
+        select(WebSession).where(
+            WebSession.key_hash == _key_hash(key), WebSession.user_id == user.id
+        )
+    ).first()
+    if row is None:
+        return False
+    now = utcnow()
+    if now - row.last_seen_at >= TOUCH_INTERVAL:
+        row.last_seen_at = now
+        db.add(row)
+    return True
 
 
 def session_user(request: Request, db: Session) -> User | None:
@@ -83,11 +128,16 @@ def session_user(request: Request, db: Session) -> User | None:
         return cached if isinstance(cached, User) else None
     uid = request.session.get(USER_KEY)
     user = db.get(User, uid) if isinstance(uid, int) else None
-    if user is not None and (not user.is_active or request.session.get(AUTH_KEY) != _stamp(user)):
+    if user is not None and (
+        not user.is_active
+        or request.session.get(AUTH_KEY) != _stamp(user)
+        or not _server_session(request, db, user)
+    ):
         user = None
     if user is None and uid is not None:
         request.session.pop(USER_KEY, None)
         request.session.pop(AUTH_KEY, None)
+        request.session.pop(SESSION_KEY, None)
     request.state.web_user = user if user is not None else False
     if user is not None:
         # a detached copy for error pages rendered after the request's session is closed

@@ -6,6 +6,7 @@ links (rotatable), API tokens (list, revoke).
 
 from __future__ import annotations
 
+import json
 import logging
 
 from fastapi import APIRouter, Depends, Request
@@ -21,12 +22,13 @@ from app.models import (
     PushChannelCreate,
     PushChannelUpdate,
     User,
+    utcnow,
 )
-from app.services import accounts, concerns, delivery, feed, push_channels
-from app.services.errors import NotFound, ServiceError
+from app.services import account_data, accounts, concerns, delivery, feed, push_channels
+from app.services.errors import NotFound, ServiceError, Throttled
 from app.web.csrf import csrf_protect
 from app.web.forms import errors_for, kept, message, read_form
-from app.web.sessions import CurrentUser, Db, PageNotFound, flash, login
+from app.web.sessions import CurrentUser, Db, PageNotFound, flash, login, logout
 from app.web.templating import redirect, render
 
 logger = logging.getLogger(__name__)
@@ -103,6 +105,8 @@ def _page(
             "errors": errors or {},
             "new_secret": new_secret,
             "tokens": accounts.list_tokens(db, user),
+            "now": utcnow(),
+            "sms_available": accounts.sms_reset_available(get_settings()),
             "timezones": zones,
             "push_modes": PUSH_MODES,
             "channels": [push_channels.public(c) for c in push_channels.list_channels(db, user)],
@@ -197,6 +201,7 @@ async def change_password(request: Request, db: Db, user: CurrentUser) -> Respon
             user,
             current_password=values.get("current_password", ""),
             new_password=values.get("password", ""),
+            ip=request.client.host if request.client else None,
         )
     except ServiceError as exc:
         db.rollback()
@@ -204,8 +209,70 @@ async def change_password(request: Request, db: Db, user: CurrentUser) -> Respon
         if exc.code == "bad_credentials":
             errors = {"current_password": message(request, user, "The current password is wrong.")}
         return _page(request, db, user, errors=errors, status=exc.status)
-    login(request, user)
+    login(request, user, db)
     flash(request, "Password changed.", "success")
+    return redirect("/settings")
+
+
+@router.get("/export")
+def export_data(db: Db, user: CurrentUser) -> Response:
+    """Download everything stored for the user as one JSON file."""
+    data = account_data.export_user(db, user)
+    body = json.dumps(data, ensure_ascii=False, indent=2)
+    return Response(
+        body,
+        media_type="application/json",
+        headers={"Content-Disposition": 'attachment; filename="timelypush-export.json"'},
+    )
+
+
+@router.post("/delete")
+async def delete_account(request: Request, db: Db, user: CurrentUser) -> Response:
+    """Delete the account after the password; the browser is logged out."""
+    values = await read_form(request)
+    try:
+        await run_in_threadpool(
+            account_data.delete_account,
+            db,
+            user,
+            password=values.get("delete_password", ""),
+            ip=request.client.host if request.client else None,
+        )
+    except Throttled:
+        raise
+    except ServiceError as exc:
+        db.rollback()
+        errors = {"delete_password": message(request, user, "The current password is wrong.")}
+        return _page(request, db, user, errors=errors, status=exc.status)
+    logout(request, db)
+    flash(request, "Your account and all its data are deleted.", "info")
+    return redirect("/login")
+
+
+@router.post("/phone/code")
+async def phone_code(request: Request, db: Db, user: CurrentUser) -> Response:
+    """Text a verification code to the profile's phone number."""
+    try:
+        await run_in_threadpool(accounts.send_phone_code, db, get_settings(), user)
+    except Throttled:
+        raise
+    except ServiceError as exc:
+        return _page(request, db, user, errors=errors_for(request, user, exc, fields=FIELDS))
+    flash(request, "We texted a code to {phone}.", "success", phone=user.phone or "")
+    return redirect("/settings#phone-code")
+
+
+@router.post("/phone/confirm")
+async def phone_confirm(request: Request, db: Db, user: CurrentUser) -> Response:
+    values = await read_form(request)
+    try:
+        await run_in_threadpool(
+            accounts.confirm_phone, db, get_settings(), user, values.get("code", "")
+        )
+    except ServiceError as exc:
+        errors = errors_for(request, user, exc, fields=(*FIELDS, "code"))
+        return _page(request, db, user, errors=errors, status=exc.status)
+    flash(request, "Your phone number is verified.", "success")
     return redirect("/settings")
 
 
@@ -229,6 +296,16 @@ def rotate_secret(request: Request, db: Db, user: CurrentUser) -> Response:
     response = _page(request, db, user, new_secret=secret)
     response.headers["Cache-Control"] = "no-store"
     return response
+
+
+@router.post("/tokens/{token_id}/refresh")
+def refresh_token(request: Request, db: Db, user: CurrentUser, token_id: int) -> Response:
+    try:
+        accounts.refresh_token(db, user, token_id)
+        flash(request, "Token extended.", "success")
+    except ServiceError:
+        raise PageNotFound from None
+    return redirect("/settings#tokens")
 
 
 @router.post("/tokens/{token_id}/revoke")

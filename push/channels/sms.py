@@ -4,7 +4,7 @@
   base URL is configurable so tests and compatible gateways can stand in.
 - :class:`AppriseSms` — any of Apprise's SMS gateways and chat apps through one URL template
   (``{phone}`` is replaced by the number).
-- :class:`ConsoleSms` — logs the message (development).
+- :class:`ConsoleSms` — sends nothing; logs that a message was due (development only).
 
 Length rules (:func:`fit_sms`): one segment holds 160 GSM-7 characters (characters from the
 extension table count twice) or 70 UCS-2 code units — any Chinese character switches the
@@ -75,8 +75,14 @@ def fit_sms(text: str, link: str | None = None) -> str:
     return "".join(out).rstrip() + ellipsis + suffix
 
 
+def _masked(phone: str) -> str:
+    """``+86*******8000``: enough to tell numbers apart in a log, not to dial them."""
+    return phone[:3] + "*" * max(0, len(phone) - 7) + phone[-4:] if len(phone) > 7 else "***"
+
+
 class ConsoleSms:
-    """Development adapter: writes the SMS to the log (or to ``sink``) and reports success."""
+    """Development adapter: sends nothing, logs that an SMS was due (never its text) or
+    hands it to ``sink``, and reports success."""
 
     def __init__(self, sink: Callable[[str, str], None] | None = None) -> None:
         self.sink = sink
@@ -85,7 +91,12 @@ class ConsoleSms:
         if self.sink is not None:
             self.sink(target, message.text)
         else:
-            logger.warning("SMS to %s (console adapter, not sent): %s", target, message.text)
+            # the text may hold a one-time code: only its size goes to the log
+            logger.warning(
+                "SMS to %s not sent (console adapter, development only): %d characters",
+                _masked(target),
+                len(message.text),
+            )
         return DeliveryResult(ok=True, provider_id=message.id or None)
 
 

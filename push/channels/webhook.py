@@ -22,6 +22,7 @@ import secrets
 import time
 from collections.abc import Awaitable, Callable
 from typing import Any
+from urllib.parse import urlsplit
 
 import httpx
 
@@ -121,7 +122,8 @@ class WebhookChannel:
                         target, content=body, headers=headers, timeout=self.timeout
                     )
         except httpx.HTTPError as exc:
-            logger.warning("webhook %s failed: %s", target, exc)
+            # the path and query of a webhook URL often carry a secret: log the host only
+            logger.warning("webhook to %s failed: %s", urlsplit(target).hostname, exc)
             return DeliveryResult(ok=False, error=f"webhook unreachable: {type(exc).__name__}")
         status = response.status_code
         if 200 <= status < 300:

@@ -236,3 +236,75 @@ def test_resend_makes_a_new_message_for_the_owner_only(
     drain()
     ids = [m["Message-ID"] for m in push_env.messages]
     assert len(ids) == 3 and len(set(ids)) == 3
+
+
+def test_a_message_never_shows_another_users_match(session: Session, push_env: SmtpSink) -> None:
+    """Rows name matches by id only; composing checks the owner (ids come back on SQLite)."""
+    from app.models import Delivery
+
+    alice, bob = make_user(session, push_mode="digest"), make_user(session, push_mode="digest")
+    [theirs] = make_matches(session, make_concern(session, alice), 1)
+    [mine] = make_matches(session, make_concern(session, bob), 1)
+    assert bob.id is not None and mine.id is not None and theirs.id is not None
+    for kind, ids in (("digest", [mine.id, theirs.id]), ("instant", [theirs.id])):
+        session.add(
+            Delivery(
+                idempotency_key=f"test:{kind}",
+                user_id=bob.id,
+                match_id=ids[0] if kind == "instant" else None,
+                match_ids=ids,
+                kind=kind,
+                channel="email",
+                target=bob.email,
+                digest_date="2026-11-23" if kind == "digest" else None,
+            )
+        )
+    session.commit()
+    drain()
+    [digest] = push_env.messages  # the instant one had nothing of bob's left to send
+    text = digest.get_body(("plain",)).get_content()  # type: ignore[union-attr]
+    assert mine.title in text and theirs.title not in text and theirs.url not in text
+
+
+def test_nothing_is_pushed_to_an_unverified_address(session: Session, push_env: SmtpSink) -> None:
+    user = make_user(
+        session,
+        push_mode="both",
+        email_verified_at=None,
+        sms_enabled=True,
+        phone="+8613800138000",
+        phone_verified_at=None,
+    )
+    assert (
+        delivery.enqueue_for_matches(session, make_matches(session, make_concern(session, user), 1))
+        == 0
+    )
+    session.commit()
+    result = delivery.send_channel_test(session, get_settings(), user, "email")
+    assert not result.ok and "verify" in (result.error or "")
+    assert delivery.enqueue_due_digests(utcnow() + timedelta(days=1)) == 0
+    # once verified, the next match goes out
+    user.email_verified_at = utcnow()
+    session.add(user)
+    session.commit()
+    assert (
+        delivery.enqueue_for_matches(session, make_matches(session, make_concern(session, user), 1))
+        == 1
+    )
+    session.commit()
+    assert drain() == 1
+    assert [m["To"] for m in push_env.messages] == [user.email]
+
+
+def test_a_queued_email_is_dropped_when_the_address_changes(
+    session: Session, push_env: SmtpSink
+) -> None:
+    user = make_user(session)
+    delivery.enqueue_for_matches(session, make_matches(session, make_concern(session, user), 1))
+    user.email, user.email_verified_at = "new-address@example.org", None
+    session.add(user)
+    session.commit()
+    drain()
+    assert push_env.messages == []
+    [row] = rows(session)
+    assert row.status == "dead" or row.status == "failed" or row.sent_at is None

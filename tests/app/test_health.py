@@ -35,3 +35,17 @@ def test_healthz_reports_reachable_redis(settings_env: None, redis_url: str, mon
         resp = client.get("/healthz")
     assert resp.status_code == 200
     assert resp.json()["checks"]["redis"]["ok"] is True
+
+
+def test_healthz_does_not_echo_exception_text(settings_env: None, monkeypatch) -> None:
+    from app import main
+
+    def broken() -> object:
+        raise RuntimeError("password=hunter2 host=db.internal")
+
+    monkeypatch.setattr(main, "get_engine", broken)
+    with TestClient(create_app()) as client:
+        resp = client.get("/healthz")
+    assert resp.status_code == 503
+    assert resp.json()["checks"]["database"] == {"ok": False, "detail": "unavailable"}
+    assert "hunter2" not in resp.text and "db.internal" not in resp.text

@@ -21,6 +21,8 @@ def make_user(session: Session, **kw: Any) -> User:
         "timezone": "UTC",
         "language": "zh",
         "push_mode": "instant",
+        "email_verified_at": utcnow(),
+        "phone_verified_at": utcnow(),
     }
     values.update(kw)
     user = User(**values)

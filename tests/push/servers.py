@@ -143,11 +143,19 @@ class HttpReceiver:
     default: int = 200
     body: Any = None
     requests: list[Received] = field(default_factory=list)
+    host: str = "127.0.0.1"
+    port: int = 0
 
     def __post_init__(self) -> None:
         receiver = self
 
         class Handler(BaseHTTPRequestHandler):
+            def do_GET(self) -> None:
+                self.do_POST()
+
+            def do_HEAD(self) -> None:
+                self.do_POST()
+
             def do_POST(self) -> None:
                 length = int(self.headers.get("content-length") or 0)
                 data = self.rfile.read(length)
@@ -166,14 +174,14 @@ class HttpReceiver:
                 return
 
         self.lock = threading.Lock()
-        self.server = _Server(("127.0.0.1", 0), Handler)
+        self.server = _Server((self.host, self.port), Handler)
         self.server.daemon_threads = True
         self.thread = threading.Thread(target=self.server.serve_forever, args=(0.05,), daemon=True)
         self.thread.start()
 
     @property
     def url(self) -> str:
-        return f"http://127.0.0.1:{self.server.server_address[1]}"
+        return f"http://{self.host}:{self.server.server_address[1]}"
 
     def close(self) -> None:
         self.server.shutdown()

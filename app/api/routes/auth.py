@@ -28,15 +28,25 @@ logger = logging.getLogger(__name__)
 router = APIRouter(prefix="/auth", tags=["auth"], responses=responses(422))
 
 
+def _ip(request: Request) -> str | None:
+    return request.client.host if request.client else None
+
+
 @router.post(
     "/register",
     status_code=status.HTTP_201_CREATED,
-    responses=responses(409),
+    responses=responses(409, 429),
     summary="Create an account (a verification email is sent)",
 )
-def register(body: RegisterRequest, session: SessionDep, settings: SettingsDep) -> UserPublic:
+def register(
+    body: RegisterRequest, request: Request, session: SessionDep, settings: SettingsDep
+) -> UserPublic:
     user = accounts.register_user(
-        session, email=body.email, password=body.password, language=body.language
+        session,
+        email=body.email,
+        password=body.password,
+        language=body.language,
+        ip=_ip(request) or "",
     )
     try:
         accounts.send_verification_email(settings, user)
@@ -73,6 +83,16 @@ def get_token(token: OwnedToken) -> ApiTokenPublic:
     return ApiTokenPublic.model_validate(token)
 
 
+@router.post(
+    "/tokens/{token_id}/refresh",
+    responses=responses(401, 404),
+    summary="Extend a token's lifetime (TIMELYPUSH_API_TOKEN_DAYS from now)",
+)
+def refresh_token(token: OwnedToken, user: CurrentUser, session: SessionDep) -> ApiTokenPublic:
+    assert token.id is not None
+    return ApiTokenPublic.model_validate(accounts.refresh_token(session, user, token.id))
+
+
 @router.delete(
     "/tokens/{token_id}",
     status_code=status.HTTP_204_NO_CONTENT,
@@ -92,22 +112,24 @@ def verify(body: VerifyRequest, session: SessionDep, settings: SettingsDep) -> U
 @router.post(
     "/verify/resend",
     status_code=status.HTTP_202_ACCEPTED,
-    responses=responses(401),
+    responses=responses(401, 429),
     summary="Send the verification email again",
 )
-def resend_verification(user: CurrentUser, settings: SettingsDep) -> Accepted:
-    if user.email_verified_at is None:
-        accounts.send_verification_email(settings, user)
+def resend_verification(user: CurrentUser, session: SessionDep, settings: SettingsDep) -> Accepted:
+    accounts.resend_verification(session, settings, user)
     return Accepted(message="If the address is not verified yet, a new link is on its way.")
 
 
 @router.post(
     "/password-reset",
     status_code=status.HTTP_202_ACCEPTED,
+    responses=responses(429),
     summary="Email a single-use password-reset link",
 )
-def request_reset(body: ResetRequest, session: SessionDep, settings: SettingsDep) -> Accepted:
-    accounts.request_password_reset(session, settings, email=body.email)
+def request_reset(
+    body: ResetRequest, request: Request, session: SessionDep, settings: SettingsDep
+) -> Accepted:
+    accounts.request_password_reset(session, settings, email=body.email, ip=_ip(request))
     return Accepted(message="If an account exists for this address, a reset link was sent.")
 
 
@@ -125,8 +147,10 @@ def confirm_reset(body: ResetConfirm, session: SessionDep, settings: SettingsDep
     responses=responses(429),
     summary="Text a 6-digit reset code to the account's phone",
 )
-def request_sms_reset(body: ResetRequest, session: SessionDep, settings: SettingsDep) -> Accepted:
-    accounts.request_sms_reset(session, settings, email=body.email)
+def request_sms_reset(
+    body: ResetRequest, request: Request, session: SessionDep, settings: SettingsDep
+) -> Accepted:
+    accounts.request_sms_reset(session, settings, email=body.email, ip=_ip(request))
     return Accepted(message="If the account has a phone number, a code was sent.")
 
 

@@ -96,7 +96,7 @@ def delete_concern(concern: OwnedConcern, user: CurrentUser, session: SessionDep
 
 @router.post(
     "/{concern_id}/check-now",
-    responses=responses(404, 409),
+    responses=responses(404, 409, 429),
     summary="Visit the site right away",
     description="Queues a visit now (``next_visit_at`` becomes now). When the site is being "
     "crawled already, nothing is queued and ``crawling_since`` says since when. 409 "

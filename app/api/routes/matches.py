@@ -138,7 +138,7 @@ def list_deliveries(
 @router.post(
     "/{match_id}/deliveries/{delivery_id}/resend",
     status_code=status.HTTP_202_ACCEPTED,
-    responses=responses(404),
+    responses=responses(404, 429),
     summary="Send one push of this message again (a new message through the same channel)",
 )
 def resend_delivery(

@@ -2,15 +2,22 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
-from fastapi import APIRouter, Body, status
+from fastapi import APIRouter, Body, Request, status
 
 from app.api.deps import CurrentUser, SessionDep, SettingsDep
 from app.api.errors import responses
-from app.api.schemas import ChannelTestResult, PasswordChange, WebhookSecret
+from app.api.schemas import (
+    Accepted,
+    AccountDeletion,
+    ChannelTestResult,
+    PasswordChange,
+    PhoneConfirm,
+    WebhookSecret,
+)
 from app.models import ProfileUpdate, UserPublic
-from app.services import accounts, delivery
+from app.services import account_data, accounts, delivery
 
 router = APIRouter(prefix="/me", tags=["me"], responses=responses(401, 422))
 
@@ -51,6 +58,46 @@ def update_me(
     return UserPublic.model_validate(accounts.update_profile(session, user, body))
 
 
+@router.get("/export", summary="Everything stored for the caller, as JSON")
+def export_me(user: CurrentUser, session: SessionDep) -> dict[str, Any]:
+    return account_data.export_user(session, user)
+
+
+@router.delete(
+    "",
+    status_code=status.HTTP_204_NO_CONTENT,
+    responses=responses(429),
+    summary="Delete the account and all its data (the password confirms)",
+)
+def delete_me(
+    body: AccountDeletion, request: Request, user: CurrentUser, session: SessionDep
+) -> None:
+    account_data.delete_account(
+        session,
+        user,
+        password=body.password,
+        ip=request.client.host if request.client else None,
+    )
+
+
+@router.post(
+    "/phone/code",
+    status_code=status.HTTP_202_ACCEPTED,
+    responses=responses(429),
+    summary="Text a code to the profile's phone number (SMS pushes need a verified number)",
+)
+def send_phone_code(user: CurrentUser, session: SessionDep, settings: SettingsDep) -> Accepted:
+    accounts.send_phone_code(session, settings, user)
+    return Accepted(message="A code is on its way to the phone number of the profile.")
+
+
+@router.post("/phone/confirm", summary="Confirm the phone number with the texted code")
+def confirm_phone(
+    body: PhoneConfirm, user: CurrentUser, session: SessionDep, settings: SettingsDep
+) -> UserPublic:
+    return UserPublic.model_validate(accounts.confirm_phone(session, settings, user, body.code))
+
+
 @router.post(
     "/webhook-secret",
     summary="Rotate the webhook signing secret (returned once)",
@@ -59,15 +106,27 @@ def rotate_webhook_secret(user: CurrentUser, session: SessionDep) -> WebhookSecr
     return WebhookSecret(secret=accounts.rotate_webhook_secret(session, user))
 
 
-@router.post("/password", status_code=status.HTTP_204_NO_CONTENT, summary="Change the password")
-def change_password(body: PasswordChange, user: CurrentUser, session: SessionDep) -> None:
+@router.post(
+    "/password",
+    status_code=status.HTTP_204_NO_CONTENT,
+    responses=responses(429),
+    summary="Change the password (every API token and web session ends: log in again)",
+)
+def change_password(
+    body: PasswordChange, request: Request, user: CurrentUser, session: SessionDep
+) -> None:
     accounts.change_password(
-        session, user, current_password=body.current_password, new_password=body.new_password
+        session,
+        user,
+        current_password=body.current_password,
+        new_password=body.new_password,
+        ip=request.client.host if request.client else None,
     )
 
 
 @router.post(
     "/test/{channel}",
+    responses=responses(429),
     summary="Send a test message now to the profile's address for a channel",
 )
 def send_test_message(

@@ -7,7 +7,11 @@ from collections.abc import Iterator
 import pytest
 from fastapi.testclient import TestClient
 
-from tests.app.services.conftest import allow_test_hosts, outbox  # noqa: F401 (fixtures)
+from tests.app.services.conftest import (  # noqa: F401 (fixtures)
+    allow_test_hosts,
+    outbox,
+    slow_backoff,
+)
 
 
 @pytest.fixture

@@ -75,9 +75,11 @@ def test_unauthenticated_requests_get_401_with_bearer_challenge(client: TestClie
     _error(client.get("/api/v1/nowhere"), 404, "not_found")
 
 
-def test_login_throttle_returns_429_with_retry_after(client: TestClient) -> None:
+def test_login_throttle_returns_429_with_retry_after(
+    client: TestClient, slow_backoff: None
+) -> None:
     signup(client, "alice@example.com")
-    for _ in range(5):
+    for _ in range(6):  # 5 free, 1 after the back-off's first delay
         client.post("/api/v1/auth/token", data={"username": "alice@example.com", "password": "x"})
     resp = client.post(
         "/api/v1/auth/token", data={"username": "alice@example.com", "password": "correct horse"}
@@ -101,7 +103,7 @@ def test_verify_and_password_reset_flow(client: TestClient, outbox: list) -> Non
     body = {"token": token, "new_password": "a new password"}
     assert client.post("/api/v1/auth/password-reset/confirm", json=body).status_code == 200
     _error(client.post("/api/v1/auth/password-reset/confirm", json=body), 422, "invalid_token")
-    assert client.get("/api/v1/me", headers=auth).status_code == 200  # tokens survive
+    assert client.get("/api/v1/me", headers=auth).status_code == 401  # every token ends
 
 
 def test_profile_and_webhook_secret(client: TestClient) -> None:
@@ -326,6 +328,13 @@ def test_openapi_documents_the_error_body(client: TestClient) -> None:
 def test_sms_password_reset(client: TestClient, outbox: list) -> None:
     auth = signup(client, "alice@example.com")
     client.patch("/api/v1/me", headers=auth, json={"phone": "+8613800138000"})
+    assert client.post("/api/v1/me/phone/code", headers=auth).status_code == 202
+    code = re.search(r"\d{6}", outbox[-1]["text"]).group(0)  # type: ignore[union-attr]
+    resp = client.post("/api/v1/me/phone/confirm", headers=auth, json={"code": "000000"})
+    if code != "000000":
+        _error(resp, 422, "invalid_code")
+    resp = client.post("/api/v1/me/phone/confirm", headers=auth, json={"code": code})
+    assert resp.status_code == 200 and resp.json()["phone_verified_at"]
     resp = client.post("/api/v1/auth/password-reset/sms", json={"email": "alice@example.com"})
     assert resp.status_code == 202
     code = re.search(r"\d{6}", outbox[-1]["text"]).group(0)  # type: ignore[union-attr]

@@ -22,8 +22,21 @@ def allow_test_hosts(monkeypatch: pytest.MonkeyPatch, settings_env: None) -> Ite
 
 @pytest.fixture
 def outbox(monkeypatch: pytest.MonkeyPatch) -> list[dict[str, Any]]:
-    """Account emails and SMS captured instead of sent."""
+    """Account emails and SMS captured instead of sent (email and an SMS provider count as
+    configured, so reset by link and by code are offered)."""
+    from app.core.config import get_settings
     from app.services import accounts
+
+    for name, value in {
+        "SMTP_HOST": "127.0.0.1",
+        "SMTP_PORT": "9",
+        "SMS_PROVIDER": "twilio",
+        "TWILIO_ACCOUNT_SID": "AC0",
+        "TWILIO_AUTH_TOKEN": "not-a-token",
+        "TWILIO_FROM": "+15550000",
+    }.items():
+        monkeypatch.setenv(f"TIMELYPUSH_{name}", value)
+    get_settings.cache_clear()
 
     sent: list[dict[str, Any]] = []
 
@@ -42,3 +55,17 @@ def make_user(session: Session, email: str = "alice@example.com", password: str 
     from app.services.accounts import register_user
 
     return register_user(session, email=email, password=password)
+
+
+@pytest.fixture
+def slow_backoff(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Back-off delays of a minute, so that no test depends on how fast the machine is."""
+    from dataclasses import replace
+    from datetime import timedelta
+
+    from app.services import throttle
+
+    for name in ("login", "login_ip", "login_account"):
+        slow = replace(throttle.DEFAULTS[name], base_delay=timedelta(minutes=1))
+        monkeypatch.setitem(throttle.DEFAULTS, name, slow)
+    monkeypatch.setattr(throttle, "_parsed", {})

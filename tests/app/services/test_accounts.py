@@ -43,9 +43,13 @@ def test_login_succeeds_and_fails_without_saying_which_part_was_wrong(session: S
     assert wrong.value.message == unknown.value.message
 
 
-def test_login_is_throttled_per_account_even_with_the_right_password(session: Session) -> None:
+def test_account_wide_ceiling_holds_across_ips(
+    session: Session, slow_backoff: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("TIMELYPUSH_RATE_LIMITS", "login_account=3/1h")
+    get_settings.cache_clear()
     make_user(session)
-    for i in range(accounts.MAX_ACCOUNT_FAILURES):
+    for i in range(4):  # 3 free, 1 let through by the back-off
         with pytest.raises(Unauthorized):
             accounts.authenticate(
                 session, email="alice@example.com", password="bad", ip=f"10.0.0.{i}"
@@ -54,11 +58,13 @@ def test_login_is_throttled_per_account_even_with_the_right_password(session: Se
         accounts.authenticate(
             session, email="alice@example.com", password="correct horse", ip="10.9.9.9"
         )
-    assert 0 < exc.value.retry_after <= 15 * 60 + 1
+    assert 0 < exc.value.retry_after <= 5 * 60  # a back-off, never a long lock
 
 
-def test_login_is_throttled_per_ip_across_accounts(session: Session) -> None:
-    for i in range(accounts.MAX_IP_FAILURES):
+def test_login_is_throttled_per_ip_across_accounts(session: Session, slow_backoff: None) -> None:
+    from app.services.throttle import DEFAULTS
+
+    for i in range(DEFAULTS["login_ip"].attempts + 1):
         with pytest.raises(Unauthorized):
             accounts.authenticate(session, email=f"u{i}@example.com", password="x", ip="1.2.3.4")
     make_user(session, "fresh@example.com")
@@ -72,15 +78,18 @@ def test_login_is_throttled_per_ip_across_accounts(session: Session) -> None:
     )
 
 
-def test_successful_login_clears_account_failures(session: Session) -> None:
+def test_successful_login_clears_account_failures(session: Session, slow_backoff: None) -> None:
+    from app.services.throttle import DEFAULTS
+
     make_user(session)
-    for _ in range(accounts.MAX_ACCOUNT_FAILURES - 1):
+    free = DEFAULTS["login"].attempts
+    for _ in range(free - 1):
         with pytest.raises(Unauthorized):
             accounts.authenticate(session, email="alice@example.com", password="bad", ip="9.9.9.9")
     accounts.authenticate(
         session, email="alice@example.com", password="correct horse", ip="9.9.9.9"
     )
-    for _ in range(accounts.MAX_ACCOUNT_FAILURES - 1):
+    for _ in range(free):
         with pytest.raises(Unauthorized):
             accounts.authenticate(session, email="alice@example.com", password="bad", ip="9.9.9.9")
 
@@ -119,9 +128,37 @@ def test_password_reset_link_is_single_use(session: Session, outbox: list) -> No
         accounts.reset_password(session, settings, token=token, new_password="third password")
 
 
+def _verify_phone(session: Session, user: object) -> None:
+    """Confirm the phone number the way the user does: the texted code."""
+    settings = get_settings()
+    sent: list[str] = []
+    original = accounts._send_sms
+    accounts._send_sms = lambda s, phone, text: sent.append(text)  # type: ignore[assignment]
+    try:
+        accounts.send_phone_code(session, settings, user)  # type: ignore[arg-type]
+    finally:
+        accounts._send_sms = original  # type: ignore[assignment]
+    code = re.search(r"\d{6}", sent[-1]).group(0)  # type: ignore[union-attr]
+    accounts.confirm_phone(session, settings, user, code)  # type: ignore[arg-type]
+
+
+def test_sms_reset_goes_only_to_a_verified_phone(session: Session, outbox: list) -> None:
+    user = make_user(session)
+    accounts.update_profile(session, user, ProfileUpdate(phone="+8613800138000"))
+    accounts.request_sms_reset(session, get_settings(), email="alice@example.com")
+    assert outbox == []  # the number was never confirmed
+    _verify_phone(session, user)
+    assert user.phone_verified_at is not None
+    accounts.request_sms_reset(session, get_settings(), email="alice@example.com")
+    assert outbox[-1]["to"] == "+8613800138000"
+    accounts.update_profile(session, user, ProfileUpdate(phone="+8613900139000"))
+    assert user.phone_verified_at is None  # a new number is confirmed again
+
+
 def test_sms_reset_code_is_hashed_limited_and_single_use(session: Session, outbox: list) -> None:
     user = make_user(session)
     accounts.update_profile(session, user, ProfileUpdate(phone="+86 138 0013 8000"))
+    _verify_phone(session, user)
     settings = get_settings()
     accounts.request_sms_reset(session, settings, email="alice@example.com")
     assert outbox[-1]["to"] == "+8613800138000"
@@ -130,7 +167,7 @@ def test_sms_reset_code_is_hashed_limited_and_single_use(session: Session, outbo
 
     from app.models import ResetCode
 
-    stored = session.exec(select(ResetCode)).one()
+    stored = session.exec(select(ResetCode).where(ResetCode.purpose == "reset")).one()
     assert code not in stored.code_hash
     wrong = "000000" if code != "000000" else "111111"
     with pytest.raises(Invalid):
@@ -149,6 +186,7 @@ def test_sms_reset_code_is_hashed_limited_and_single_use(session: Session, outbo
 def test_sms_code_stops_after_too_many_wrong_attempts(session: Session, outbox: list) -> None:
     user = make_user(session)
     accounts.update_profile(session, user, ProfileUpdate(phone="+8613800138000"))
+    _verify_phone(session, user)
     settings = get_settings()
     accounts.request_sms_reset(session, settings, email="alice@example.com")
     code = re.search(r"\d{6}", outbox[-1]["text"]).group(0)  # type: ignore[union-attr]

@@ -219,3 +219,36 @@ def test_probe_reports_a_refused_connection(session: Session, allow_test_hosts: 
         concerns.create_concern(
             session, alice, ConcernCreate(seed_url=f"http://127.0.0.1:{port}/", keywords="x")
         )
+
+
+def test_the_concern_limit_holds_under_parallel_requests(
+    engine: object, session: Session, allow_test_hosts: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    from sqlalchemy import func
+
+    from app.models import Concern
+
+    monkeypatch.setattr(concerns, "MAX_CONCERNS_PER_USER", 3)
+    user = make_user(session)
+
+    def create(i: int) -> str:
+        with Session(engine, expire_on_commit=False) as s:  # type: ignore[call-overload]
+            try:
+                concerns.create_concern(
+                    s,
+                    user,
+                    ConcernCreate(seed_url=f"https://s{i}.example.com/", keywords="AI"),
+                    probe=False,
+                )
+            except Invalid as exc:
+                return exc.code
+            return "ok"
+
+    with ThreadPoolExecutor(max_workers=12) as pool:
+        outcomes = list(pool.map(create, range(12)))
+    assert outcomes.count("ok") == 3
+    assert outcomes.count("too_many_concerns") == 9
+    count = session.exec(select(func.count()).select_from(Concern)).one()
+    assert count == 3

@@ -112,8 +112,13 @@ def test_bulk_touches_only_own_matches(session: Session, two_users) -> None:  # 
         matches.bulk(session, alice, ids, "explode")  # type: ignore[arg-type]
 
 
-def test_runs_of_the_concern_site_and_harvest_series(session: Session, two_users) -> None:  # type: ignore[no-untyped-def]
-    alice, bob, ca, _cb = two_users
+def test_runs_of_the_concern_site_and_harvest_series(
+    session: Session, allow_test_hosts: None
+) -> None:  # type: ignore[no-untyped-def]
+    alice = make_user(session)
+    ca = concerns.create_concern(
+        session, alice, ConcernCreate(seed_url="solo.example.com", keywords="AI"), probe=False
+    )
     add_run(session, ca.site_id, 100, 10, stats={"harvest": [[10, 0.1], [20, 0.2]]})
     add_run(session, ca.site_id, 50, 0)
     got = runs.list_runs(session, alice, ca.id)
@@ -121,8 +126,45 @@ def test_runs_of_the_concern_site_and_harvest_series(session: Session, two_users
     series = runs.harvest_series(session, alice, ca.id)
     assert [p.harvest_rate for p in series] == [0.1, 0.0]
     assert series[0].series == [[10, 0.1], [20, 0.2]]
+
+
+def test_a_shared_site_shows_each_user_only_their_own_runs_and_counts(
+    session: Session, two_users
+) -> None:  # type: ignore[no-untyped-def]
+    alice, bob, ca, cb = two_users
+    start = utcnow()
+    before = add_run(
+        session,
+        ca.site_id,
+        80,
+        8,
+        started_at=start - timedelta(days=2),
+        finished_at=start - timedelta(days=2) + timedelta(minutes=1),
+    )
+    run = add_run(
+        session,
+        ca.site_id,
+        100,
+        7,
+        started_at=start,
+        finished_at=start + timedelta(minutes=1),
+        stats={"matches": 7, "harvest": [[10, 0.5]], "elapsed_s": 3.0},
+    )
+    for i in range(2):
+        add_match(session, ca, i, created_at=start + timedelta(seconds=10 + i))
+    for i in range(5):
+        add_match(session, cb, i, created_at=start + timedelta(seconds=20 + i))
+    [mine] = runs.list_runs(session, alice, ca.id)  # the run from before her concern is not hers
+    assert mine.id == run.id and before.id != run.id
+    assert mine.pages_matched == 2 and mine.stats == {"elapsed_s": 3.0, "harvest_rate": 0.02}
+    [theirs] = runs.list_runs(session, bob, cb.id)
+    assert theirs.pages_matched == 5
+    [point] = runs.harvest_series(session, alice, ca.id)
+    assert point.pages_matched == 2 and point.series == []
     with pytest.raises(NotFound):
         runs.list_runs(session, bob, ca.id)
+    session.refresh(run)
+    assert run.pages_matched == 7  # the stored run is untouched
 
 
 def test_public_views_page_exactly_like_the_orm_feed(session: Session, two_users) -> None:  # type: ignore[no-untyped-def]

@@ -53,6 +53,10 @@ def web_env(settings_env: None, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("TIMELYPUSH_URL_ALLOWLIST", "127.0.0.1")
     monkeypatch.setenv("TIMELYPUSH_SCHEDULER_ENABLED", "false")
     monkeypatch.setenv("TIMELYPUSH_SMS_PROVIDER", "none")
+    # email "configured" (password reset by email is offered) but refused at once: port 9
+    monkeypatch.setenv("TIMELYPUSH_SMTP_HOST", "127.0.0.1")
+    monkeypatch.setenv("TIMELYPUSH_SMTP_PORT", "9")
+    monkeypatch.setenv("TIMELYPUSH_SMTP_SECURITY", "none")
     get_settings.cache_clear()
 
 

@@ -124,11 +124,20 @@ def test_wrong_password_shows_an_error_and_keeps_the_email(client, alice):
     assert "邮箱或密码错误" in response.text and f'value="{alice.email}"' in response.text
 
 
-def test_login_is_throttled_after_repeated_failures(client, alice):
-    for _ in range(5):
+def test_login_is_throttled_after_repeated_failures(client, alice, monkeypatch):
+    from dataclasses import replace
+    from datetime import timedelta
+
+    from app.services import throttle
+
+    slow = replace(throttle.DEFAULTS["login"], base_delay=timedelta(minutes=1))
+    monkeypatch.setitem(throttle.DEFAULTS, "login", slow)
+    monkeypatch.setattr(throttle, "_parsed", {})
+    for _ in range(slow.attempts + 1):  # the free ones and the one the back-off lets through
         post(client, "/login", {"email": alice.email, "password": "wrong-password"})
     response = post(client, "/login", {"email": alice.email, "password": "password123"})
     assert response.status_code == 429 and "尝试次数过多" in response.text
+    assert 0 < int(response.headers["retry-after"]) <= 60
 
 
 def test_next_only_follows_local_paths(client, alice):
@@ -225,7 +234,16 @@ def test_sms_reset_is_offered_only_when_configured(client, monkeypatch, db):
     assert "/forgot/sms" not in client.get("/forgot").text
     from app.core.config import get_settings
 
-    monkeypatch.setenv("TIMELYPUSH_SMS_PROVIDER", "console")
+    monkeypatch.setenv("TIMELYPUSH_SMS_PROVIDER", "console")  # delivers nothing: not offered
+    get_settings.cache_clear()
+    assert "/forgot/sms" not in client.get("/forgot").text
+    for name, value in {
+        "SMS_PROVIDER": "twilio",
+        "TWILIO_ACCOUNT_SID": "AC0",
+        "TWILIO_AUTH_TOKEN": "not-a-token",
+        "TWILIO_FROM": "+15550000",
+    }.items():
+        monkeypatch.setenv(f"TIMELYPUSH_{name}", value)
     get_settings.cache_clear()
     assert "/forgot/sms" in client.get("/forgot").text
 
@@ -254,3 +272,62 @@ def test_html_pages_carry_security_headers(client):
     assert headers["x-content-type-options"] == "nosniff"
     assert "script-src 'self'" in headers["content-security-policy"]
     assert "frame-ancestors 'none'" in headers["content-security-policy"]
+
+
+def test_a_cookie_replayed_after_logout_is_refused(app, client, alice):
+    log_in(client, alice.email)
+    assert client.get("/settings").status_code == 200
+    stolen = dict(client.cookies)
+    assert post(client, "/logout", page="/settings").status_code == 303
+    thief = new_client(app)
+    thief.cookies.update(stolen)
+    response = thief.get("/settings")
+    assert response.status_code == 303 and response.headers["location"].startswith("/login")
+
+
+def test_password_change_ends_other_browsers_and_api_tokens(app, db, alice):
+    from sqlmodel import select
+
+    from app.models import ApiToken
+    from app.services import accounts
+
+    here, there = new_client(app), new_client(app)
+    log_in(here, alice.email)
+    log_in(there, alice.email)
+    plaintext, _ = accounts.issue_token(db, alice, name="phone")
+    api = {"Authorization": f"Bearer {plaintext}"}
+    assert here.get("/api/v1/me", headers=api).status_code == 200
+    changed = post(
+        here,
+        "/settings/password",
+        {
+            "current_password": "password123",
+            "password": "a new one 123",
+            "password2": "a new one 123",
+        },
+        page="/settings",
+    )
+    assert changed.status_code == 303
+    assert here.get("/settings").status_code == 200  # this browser stays in
+    assert there.get("/settings").status_code == 303  # the other one is out
+    assert here.get("/api/v1/me", headers=api).status_code == 401
+    db.expire_all()
+    assert all(t.revoked_at for t in db.exec(select(ApiToken)))
+
+
+def test_reset_links_keep_the_token_out_of_requests(client, db, alice, monkeypatch):
+    """The emailed link has the token in the fragment; the page's script fills the form."""
+    from app.core.config import get_settings
+    from app.services import accounts
+
+    sent = []
+    monkeypatch.setattr(
+        accounts, "_send_email", lambda s, to, subject, text, html=None: sent.append(text)
+    )
+    accounts.request_password_reset(db, get_settings(), email=alice.email)
+    [text] = sent
+    assert "/reset-password#token=" in text and "?token=" not in text
+    page = client.get("/reset-password")
+    assert 'id="reset-token" name="token" value=""' in page.text
+    assert '<script src="/static/js/reset.js"></script>' in page.text
+    assert "location.hash" in client.get("/static/js/reset.js").text

@@ -234,3 +234,18 @@ def test_other_users_concerns_are_not_found(bob_client, db, alice, method, path)
     assert response.status_code == 404 and "找不到页面" in response.text
     db.refresh(concern)
     assert concern.enabled is True and concern.keywords == ["足球", "中超"]
+
+
+def test_check_now_is_rate_limited_with_a_page_in_the_users_language(
+    alice_client, db, alice, monkeypatch
+):
+    from app.core.config import get_settings
+
+    monkeypatch.setenv("TIMELYPUSH_RATE_LIMITS", "check_now=1/1h")
+    get_settings.cache_clear()
+    concern = make_concern(db, alice)
+    first = post(alice_client, f"/concerns/{concern.id}/check", page="/concerns")
+    assert first.status_code == 303
+    second = post(alice_client, f"/concerns/{concern.id}/check", page="/concerns")
+    assert second.status_code == 429
+    assert "尝试次数过多" in second.text and int(second.headers["retry-after"]) > 3000

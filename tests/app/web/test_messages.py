@@ -228,3 +228,14 @@ def test_delivery_history_and_resend(alice_client, bob_client, db, feed):
     assert "已加入发送队列" in alice_client.get(f"/messages/{match.id}").text
     # a message with no push says so
     assert "没有单独推送" in alice_client.get(f"/messages/{feed['old'].id}").text
+
+
+def test_the_dashboard_says_how_to_start_pushes_until_verified(alice_client, db, alice):
+    page = alice_client.get("/messages")
+    assert "确认 alice@example.com 后才会发送邮件推送" in page.text
+    from app.models import utcnow
+
+    alice.email_verified_at = utcnow()
+    db.add(alice)
+    db.commit()
+    assert 'id="verify-notice"' not in alice_client.get("/messages").text

@@ -205,3 +205,19 @@ def test_test_a_channel_sends_now_and_says_what_happened(alice_client, db, alice
     post(alice_client, "/settings/test/sms", page="/settings")
     assert "测试失败" in alice_client.get("/settings").text
     assert post(alice_client, "/settings/test/pigeon", page="/settings").status_code == 404
+
+
+def test_download_data_and_delete_account_from_the_dashboard(alice_client, client, alice):
+    exported = alice_client.get("/settings/export")
+    assert exported.status_code == 200
+    assert "attachment" in exported.headers["content-disposition"]
+    assert exported.json()["profile"]["email"] == alice.email
+    wrong = post(alice_client, "/settings/delete", {"delete_password": "nope"}, page="/settings")
+    assert wrong.status_code == 401 and "当前密码不正确" in wrong.text
+    done = post(
+        alice_client, "/settings/delete", {"delete_password": "password123"}, page="/settings"
+    )
+    assert done.status_code == 303 and done.headers["location"] == "/login"
+    assert "您的账户及全部数据已删除" in alice_client.get("/login").text
+    failed = post(client, "/login", {"email": alice.email, "password": "password123"})
+    assert failed.status_code == 401

@@ -1,0 +1,76 @@
+"""Bad input never saves and then breaks: unencodable text and malformed URLs are a 422 with
+a clear message, and nothing is written."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+
+from tests.app.api.conftest import signup
+
+# json.dumps keeps a lone surrogate as the escape \ud800, as a hostile client would send it
+SURROGATE = "\ud800"
+
+
+def _send(client: TestClient, method: str, path: str, auth: dict[str, str], body: Any) -> Any:
+    """The body as a hostile client sends it: \\ud800 escapes, ASCII on the wire."""
+    headers = {**auth, "content-type": "application/json"}
+    return client.request(method, path, headers=headers, content=json.dumps(body))
+
+
+def _count(client: TestClient, auth: dict[str, str]) -> int:
+    resp = client.get("/api/v1/concerns", headers=auth)
+    assert resp.status_code == 200, resp.text
+    return len(resp.json()["items"] if isinstance(resp.json(), dict) else resp.json())
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        {"seed_url": "https://news.example.com/", "keywords": ["AI", "bad" + SURROGATE]},
+        {"seed_url": "https://news.example.com/" + SURROGATE, "keywords": "AI"},
+        {"seed_url": "https://news.example.com/", "keywords": "AI", "exclude": ["x\u0000y"]},
+    ],
+    ids=["surrogate-keyword", "surrogate-url", "nul-exclude"],
+)
+def test_unencodable_text_is_refused_and_nothing_saved(
+    client: TestClient, body: dict[str, object]
+) -> None:
+    auth = signup(client, "alice@example.com")
+    resp = _send(client, "POST", "/api/v1/concerns", auth, body)
+    assert resp.status_code == 422, resp.text
+    error = resp.json()["error"]
+    assert error["code"] == "invalid_text" and "Unicode" in error["message"]
+    assert _count(client, auth) == 0
+    assert client.get("/api/v1/matches", headers=auth).status_code == 200
+
+
+def test_unencodable_profile_text_is_refused(client: TestClient) -> None:
+    auth = signup(client, "alice@example.com")
+    resp = _send(client, "PATCH", "/api/v1/me", auth, {"timezone": "Asia/" + SURROGATE})
+    assert resp.status_code == 422 and resp.json()["error"]["code"] == "invalid_text"
+    assert client.get("/api/v1/me", headers=auth).json()["timezone"] == "Asia/Shanghai"
+
+
+@pytest.mark.parametrize("url", ["http://[::1/", "http://[zz]/", "https://exa mple.com/"])
+def test_malformed_urls_are_422(client: TestClient, url: str) -> None:
+    auth = signup(client, "alice@example.com")
+    resp = client.post("/api/v1/concerns", headers=auth, json={"seed_url": url, "keywords": "AI"})
+    assert resp.status_code == 422, resp.text
+    assert resp.json()["error"]["code"] == "invalid_url"
+    resp = client.patch("/api/v1/me", headers=auth, json={"webhook_url": url})
+    assert resp.status_code == 422, resp.text
+    assert _count(client, auth) == 0
+
+
+@pytest.mark.parametrize("address", ["\x00", "a\x00@example.com"])
+def test_a_nul_in_a_login_or_reset_address_is_just_a_wrong_address(
+    client: TestClient, address: str
+) -> None:
+    resp = client.post("/api/v1/auth/token", data={"username": address, "password": "x"})
+    assert resp.status_code == 401, resp.text
+    resp = client.post("/api/v1/auth/password-reset", json={"email": address})
+    assert resp.status_code in (202, 422), resp.text
