@@ -564,7 +564,10 @@ class Judge:
         pos_w = sum(w for w, y in zip(weights, labels, strict=True) if y > 0)
         unl_w = sum(w for w, y in zip(weights, labels, strict=True) if y == 0)
         weights = [w / pos_w if y > 0 else w / unl_w for w, y in zip(weights, labels, strict=True)]
-        fit = functools.partial(_Model.fit, l2=p["l2"], epochs=int(p["epochs"]), prior=self.prior)
+        # no prior here: the last visit's model saw these pages too, and starting from it
+        # would leak the held-out pages into their own scores (the prior judges the visit's
+        # first pages, until this refit)
+        fit = functools.partial(_Model.fit, l2=p["l2"], epochs=int(p["epochs"]))
         held: list[float] = [0.0] * len(rows)
         # two folds, stratified: every other positive and every other unlabelled page
         folds = [0] * len(rows)
