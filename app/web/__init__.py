@@ -66,7 +66,7 @@ class SecurityHeaders:
 def install(app: FastAPI) -> None:
     """Mount the web pages (and their middleware) on the application."""
     from app.models import User
-    from app.web import auth, concerns, messages, reports, settings
+    from app.web import auth, concerns, messages, reports, settings, unsubscribe
     from app.web.csrf import CsrfError
     from app.web.forms import message
     from app.web.sessions import LoginRequired, PageNotFound
@@ -85,7 +85,7 @@ def install(app: FastAPI) -> None:
     app.add_middleware(SecurityHeaders)
 
     app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
-    for module in (auth, concerns, reports, messages, settings):
+    for module in (auth, concerns, reports, messages, settings, unsubscribe):
         app.include_router(module.router)
 
     def _user(request: Request) -> User | None:

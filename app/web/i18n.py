@@ -321,6 +321,22 @@ ZH: dict[str, str] = {
     "error-kind:Throttled": "请稍后再试：",
 }
 
+# everyday use: unsubscribe page, phone navigation, concern form help, report, settings
+ZH.update(
+    {
+        "Unsubscribe": "退订",
+        "This unsubscribe link is invalid or expired.": "退订链接无效或已过期。",
+        "Open your settings": "打开设置",
+        "Unsubscribe from notification email": "退订通知邮件",
+        "{email} will no longer get Timely Push notification emails or daily digests.": "退订后，{email} 将不再收到及时推的通知邮件和每日摘要。",
+        "You are unsubscribed": "您已退订",
+        "{email} will no longer get notification emails. Your concerns and messages stay on the dashboard.": "{email} 不会再收到通知邮件。您的关注和消息仍保留在网页上。",
+        "Subscribe again": "重新订阅",
+        "You are subscribed again": "已重新订阅",
+        "{email} will get notification emails again.": "{email} 将重新收到通知邮件。",
+    }
+)
+
 CATALOGUES: dict[str, dict[str, str]] = {"zh": ZH, "en": EN}
 
 

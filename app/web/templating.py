@@ -75,9 +75,11 @@ def render(
     *,
     user: User | None = None,
     status_code: int = 200,
+    lang: str | None = None,
 ) -> HTMLResponse:
-    """Render ``templates/web/<name>`` in the request's language."""
-    lang = request_language(request, user)
+    """Render ``templates/web/<name>`` in the request's language (or ``lang``, when a page
+    knows whose it is without a login, as the unsubscribe page does)."""
+    lang = lang or request_language(request, user)
     zone = user_zone(user)
 
     def t(key: str, **params: Any) -> str:
