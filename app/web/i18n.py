@@ -334,6 +334,8 @@ ZH.update(
         "Subscribe again": "重新订阅",
         "You are subscribed again": "已重新订阅",
         "{email} will get notification emails again.": "{email} 将重新收到通知邮件。",
+        "Menu": "菜单",
+        "More filters": "更多筛选",
     }
 )
 

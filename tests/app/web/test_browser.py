@@ -299,3 +299,141 @@ def test_register_verify_follow_read_logout(live: dict[str, Any], tmp_path: Path
         browser.close()
     for name in ("login", "concern-form", "concerns", "messages", "report", "settings"):
         assert (shots / f"{name}.png").stat().st_size > 10_000
+
+
+PHONE = {"width": 375, "height": 740}
+DESKTOP = {"width": 1280, "height": 860}
+
+# Visible controls a thumb has to hit, each with its box when under 44 × 44 CSS px (inline text
+# links inside sentences are exempt, as WCAG 2.5.8 exempts them).
+_SMALL_TARGETS = """() => {
+  const sel = 'button, .btn, select, summary, .nav a, .menu-toggle, label.inline,'
+    + ' input:not([type=hidden]):not([type=checkbox]):not([type=radio])';
+  const out = [];
+  for (const el of document.querySelectorAll(sel)) {
+    const r = el.getBoundingClientRect();
+    if (!r.width || !r.height || getComputedStyle(el).visibility === 'hidden') continue;
+    if (el.closest('label.inline') && el.tagName === 'INPUT') continue;
+    if (r.height < 44 - 0.5 || r.width < 44 - 0.5) {
+      out.push(el.tagName + '.' + el.className + ' "' + (el.textContent || el.name || '').trim()
+        .slice(0, 20) + '" ' + Math.round(r.width) + 'x' + Math.round(r.height));
+    }
+  }
+  return out;
+}"""
+
+
+def _look(page: Any, shots: Path, name: str, *, phone: bool) -> None:
+    """The page fits the viewport (no sideways scroll), on a phone every control is big
+    enough to tap, and a full-page screenshot is kept."""
+    page.wait_for_load_state("load")
+    width, inner = page.evaluate(
+        "() => [document.documentElement.scrollWidth, window.innerWidth]"
+    )
+    assert width <= inner, f"{name}: the page scrolls sideways ({width} > {inner} px)"
+    if phone:
+        small = page.evaluate(_SMALL_TARGETS)
+        assert not small, f"{name}: tap targets under 44 px: {small}"
+    page.screenshot(path=str(shots / f"{name}{'-phone' if phone else ''}.png"), full_page=True)
+
+
+def test_every_page_fits_a_phone_and_a_desktop(live: dict[str, Any], tmp_path: Path) -> None:
+    """Every page at 375 px (a phone) and 1280 px: no sideways scroll, tap targets ≥ 44 px on
+    the phone, the navigation folds into a menu button there, and screenshots of each."""
+    from playwright.sync_api import expect, sync_playwright
+    from sqlmodel import Session, select
+
+    from app.core.config import get_settings
+    from app.core.db import get_engine
+    from app.models import Match, User, utcnow
+    from app.services import accounts
+    from app.services.delivery_compose import unsubscribe_url
+
+    shots = Path(os.environ.get("TIMELYPUSH_SCREENSHOT_DIR") or tmp_path / "shots")
+    shots.mkdir(parents=True, exist_ok=True)
+    base = live["url"]
+    email = "xiaohong@example.com"
+    with Session(get_engine(), expire_on_commit=False) as db:
+        user = accounts.register_user(db, email=email, password="correct-horse-battery")
+        user.email_verified_at = utcnow()
+        db.add(user)
+        db.commit()
+        unsubscribe = unsubscribe_url(get_settings(), user.id)  # type: ignore[arg-type]
+
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        for phone in (True, False):
+            context = browser.new_context(
+                locale="zh-CN",
+                viewport=PHONE if phone else DESKTOP,
+                extra_http_headers={"Accept-Language": "zh-CN,zh;q=0.9"},
+            )
+            page = context.new_page()
+            page.set_default_timeout(15_000)
+
+            for path, name in (("/login", "login"), ("/register", "register"), ("/forgot", "forgot")):
+                page.goto(base + path)
+                _look(page, shots, name, phone=phone)
+            page.goto(base + "/login")
+            page.fill("#email", email)
+            page.fill("#password", "correct-horse-battery")
+            page.click("button[type=submit]:has-text('登录')")
+            expect(page).to_have_url(re.compile(r"/messages$"))
+
+            nav = page.locator("nav.nav a[href='/concerns']")
+            if phone:  # the navigation is folded behind the menu button
+                expect(nav).to_be_hidden()
+                page.click(".menu-toggle")
+                expect(nav).to_be_visible()
+                _look(page, shots, "menu", phone=True)
+                nav.click()
+                expect(page).to_have_url(re.compile(r"/concerns$"))
+            else:
+                expect(page.locator(".menu-toggle")).to_be_hidden()
+                expect(nav).to_be_visible()
+                page.goto(base + "/concerns")
+            _look(page, shots, "concerns-empty", phone=phone)
+
+            page.goto(base + "/concerns/new")
+            _look(page, shots, "concern-form", phone=phone)
+            if phone:
+                page.fill("#seed_url", live["site"])
+                page.fill("#keywords", "足球，中超")
+                page.click("button:has-text('保存')")
+                expect(page.locator(".flash.success")).to_contain_text("关注已添加")
+                _simulate_crawl(email)
+            page.goto(base + "/concerns")
+            _look(page, shots, "concerns", phone=phone)
+            page.click(".concern a:has-text('编辑')")
+            _look(page, shots, "concern-edit", phone=phone)
+
+            page.goto(base + "/messages")
+            expect(page.locator("article.msg")).to_have_count(3)
+            if phone:  # the feed comes first: filters beyond search fold away
+                expect(page.locator("#keyword")).to_be_hidden()
+                page.click(".filters-toggle")
+                expect(page.locator("#keyword")).to_be_visible()
+                page.click(".filters-toggle")
+            page.locator("article.msg").first.locator("summary").click()
+            _look(page, shots, "messages", phone=phone)
+            page.locator("article.msg .title").first.click()
+            expect(page.locator("#deliveries")).to_be_visible()
+            _look(page, shots, "message", phone=phone)
+
+            page.goto(base + "/concerns")
+            page.click(".concern a:has-text('抓取报告')")
+            expect(page.locator("#harvest-chart")).to_have_attribute("data-rendered", "1")
+            _look(page, shots, "report", phone=phone)
+
+            page.goto(base + "/settings")
+            _look(page, shots, "settings", phone=phone)
+
+            page.goto(base + "/no/such/page")
+            _look(page, shots, "not-found", phone=phone)
+            page.goto(unsubscribe)
+            _look(page, shots, "unsubscribe", phone=phone)
+            context.close()
+        browser.close()
+    with Session(get_engine()) as db:
+        owner = db.exec(select(User).where(User.email == email)).one()
+        assert len(db.exec(select(Match).where(Match.user_id == owner.id)).all()) == 3
