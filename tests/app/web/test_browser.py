@@ -437,3 +437,42 @@ def test_every_page_fits_a_phone_and_a_desktop(live: dict[str, Any], tmp_path: P
     with Session(get_engine()) as db:
         owner = db.exec(select(User).where(User.email == email)).one()
         assert len(db.exec(select(Match).where(Match.user_id == owner.id)).all()) == 3
+
+
+def test_api_docs_render_from_the_app_itself(live: dict[str, Any], tmp_path: Path) -> None:
+    """/docs (Swagger UI) and /redoc draw the API under the app's own Content-Security-Policy,
+    with every script and style from the app: nothing is fetched from another host."""
+    from playwright.sync_api import expect, sync_playwright
+
+    shots = Path(os.environ.get("TIMELYPUSH_SCREENSHOT_DIR") or tmp_path / "shots")
+    shots.mkdir(parents=True, exist_ok=True)
+    base = live["url"]
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        context = browser.new_context(viewport=DESKTOP)
+        requested: list[str] = []
+        context.on("request", lambda r: requested.append(r.url))
+        answered: list[str] = []
+        context.on("response", lambda r: answered.append(r.url))
+        page = context.new_page()
+        page.set_default_timeout(20_000)
+        refused: list[str] = []
+        page.on("console", lambda m: refused.append(m.text) if "Security Policy" in m.text else None)
+
+        page.goto(base + "/docs")
+        expect(page.locator(".swagger-ui .info .title")).to_contain_text("Timely Push API")
+        concerns = page.locator(".opblock-summary-path", has_text="/api/v1/concerns").first
+        expect(concerns).to_be_visible()
+        page.screenshot(path=str(shots / "api-docs.png"))
+        foreign = [u for u in requested if not u.startswith((base, "data:", "blob:"))]
+        assert not foreign, foreign
+        assert not refused, refused
+
+        page.goto(base + "/redoc")
+        expect(page.locator("h1", has_text="Timely Push API")).to_be_visible()
+        expect(page.get_by_text("/api/v1/concerns").first).to_be_attached()
+        context.close()
+        browser.close()
+    # ReDoc's built-in credit logo points at its CDN; the policy stops it in the browser
+    assert not [u for u in answered if not u.startswith((base, "data:", "blob:"))]
+    assert all("cdn.redoc.ly" in text for text in refused), refused
