@@ -1,4 +1,9 @@
-"""Crawl reports for a concern: the recent runs of its site and the harvest-rate series."""
+"""Crawl reports for a concern: the recent runs of its site and the harvest-rate series.
+
+A site is visited once for everyone who follows it, so a run's ``pages_matched`` counts pages
+that matched *any* concern on the site. A concern's report counts its own matches: those
+created while the run went on (runs of one site never overlap: the crawl lock).
+"""
 
 from __future__ import annotations
 
@@ -8,7 +13,7 @@ from typing import Any
 from pydantic import BaseModel
 from sqlmodel import Session, col, select
 
-from app.models import CrawlRun, User
+from app.models import Concern, CrawlRun, Match, User, utcnow
 from app.services.concerns import get_concern
 
 MAX_RUNS = 200
@@ -22,8 +27,13 @@ class HarvestPoint(BaseModel):
     status: str
     pages_fetched: int
     pages_matched: int
+    """Pages that matched any concern on the site (the visit is shared)."""
     errors: int
     harvest_rate: float
+    own_matched: int = 0
+    """This concern's own matches during the run."""
+    own_harvest_rate: float = 0.0
+    """own_matched / pages_fetched."""
     series: list[Any] = []
     """Within-run harvest series when the crawler recorded one (stats["harvest"])."""
 
@@ -44,14 +54,38 @@ def list_runs(session: Session, user: User, concern_id: int, *, limit: int = 50)
     )
 
 
+def own_matches(session: Session, concern: Concern, runs: list[CrawlRun]) -> dict[int, int]:
+    """``{run id: the concern's matches created during that run}``."""
+    if not runs or concern.id is None:
+        return {}
+    since = min(r.started_at for r in runs)
+    stamps = list(
+        session.exec(
+            select(Match.created_at).where(
+                Match.concern_id == concern.id, col(Match.created_at) >= since
+            )
+        )
+    )
+    now = utcnow()
+    counts: dict[int, int] = {}
+    for run in runs:
+        assert run.id is not None
+        end = run.finished_at or now
+        counts[run.id] = sum(1 for at in stamps if run.started_at <= at <= end)
+    return counts
+
+
 def harvest_series(
     session: Session, user: User, concern_id: int, *, limit: int = 30
 ) -> list[HarvestPoint]:
     """Oldest-first points for a chart of the last ``limit`` runs."""
     points = []
-    for run in reversed(list_runs(session, user, concern_id, limit=limit)):
+    recent = list_runs(session, user, concern_id, limit=limit)
+    own = own_matches(session, get_concern(session, user, concern_id), recent)
+    for run in reversed(recent):
         assert run.id is not None
         fetched = run.pages_fetched
+        mine = own.get(run.id, 0)
         series = run.stats.get("harvest") if isinstance(run.stats, dict) else None
         points.append(
             HarvestPoint(
@@ -63,6 +97,8 @@ def harvest_series(
                 errors=run.errors,
                 harvest_rate=round(run.pages_matched / fetched, 4) if fetched else 0.0,
                 series=series if isinstance(series, list) else [],
+                own_matched=mine,
+                own_harvest_rate=round(mine / fetched, 4) if fetched else 0.0,
             )
         )
     return points

@@ -336,6 +336,10 @@ ZH.update(
         "{email} will get notification emails again.": "{email} 将重新收到通知邮件。",
         "Menu": "菜单",
         "More filters": "更多筛选",
+        "Pages fetched (for everyone)": "抓取页数（所有关注者共享）",
+        "Matches for this concern": "本关注命中数",
+        "Each visit fetches the site once for everyone who follows it. The matches and the harvest rate here are this concern's own.": "每次访问为关注该网站的所有用户共同抓取一次；这里的命中数和收获率只计算本关注自己的结果。",
+        "Pages that matched any concern on this site, as the visit went on.": "访问过程中与该网站任一关注相符的页面。",
     }
 )
 

@@ -20,7 +20,7 @@ from app.models import User
 from app.services.delivery import resubscribe, unsubscribe, unsubscribe_user
 from app.web import i18n
 from app.web.sessions import Db
-from app.web.templating import render
+from app.web.templating import redirect, render
 
 logger = logging.getLogger(__name__)
 
@@ -44,21 +44,29 @@ def _page(
 
 
 @router.get("/unsubscribe/{token}")
-def confirm_unsubscribe(request: Request, db: Db, token: str) -> Response:
-    """A page with one button that unsubscribes (GET alone changes nothing)."""
+def confirm_unsubscribe(request: Request, db: Db, token: str, again: bool = False) -> Response:
+    """The button that unsubscribes (GET alone changes nothing), or — once unsubscribed —
+    the confirmation with the button that subscribes again."""
     user = unsubscribe_user(db, get_settings(), token)
     if user is None:
         return _page(request, None, "invalid", token, status=400)
-    return _page(request, user, "confirm" if user.email_enabled else "done", token)
+    if user.email_enabled:
+        return _page(request, user, "resubscribed" if again else "confirm", token)
+    return _page(request, user, "done", token)
 
 
 @router.post("/unsubscribe/{token}")
-def do_unsubscribe(request: Request, db: Db, token: str) -> Response:
-    """Unsubscribe the user the signed token names (one-click, no login)."""
+async def do_unsubscribe(request: Request, db: Db, token: str) -> Response:
+    """Unsubscribe the user the signed token names (no login). A mail client's RFC 8058
+    one-click POST (``List-Unsubscribe=One-Click``) gets the page itself; the button in the
+    browser is redirected to the GET page (post/redirect/get)."""
     user = unsubscribe(db, get_settings(), token)
     if user is None:
         return _page(request, None, "invalid", token, status=400)
-    return _page(request, user, "done", token)
+    body = (await request.body()).decode("utf-8", "replace")
+    if "List-Unsubscribe=One-Click" in body:
+        return _page(request, user, "done", token)
+    return redirect(f"/unsubscribe/{token}")
 
 
 @router.post("/unsubscribe/{token}/resubscribe")
@@ -67,4 +75,4 @@ def do_resubscribe(request: Request, db: Db, token: str) -> Response:
     user = resubscribe(db, get_settings(), token)
     if user is None:
         return _page(request, None, "invalid", token, status=400)
-    return _page(request, user, "resubscribed", token)
+    return redirect(f"/unsubscribe/{token}?again=1")

@@ -92,13 +92,21 @@ def test_push_preferences(alice_client, db, alice):
 
 
 def test_webhook_secret_is_shown_once(alice_client, db, alice):
-    page = post(alice_client, "/settings/webhook/rotate", page="/settings")
-    assert page.status_code == 200 and page.headers["cache-control"] == "no-store"
+    rotated = post(alice_client, "/settings/webhook/rotate", page="/settings")
+    # post/redirect/get: the browser lands on a GET page, so a reload does not rotate again
+    assert rotated.status_code == 303 and rotated.headers["location"] == "/settings#webhook"
+    page = alice_client.get("/settings")
+    assert page.headers["cache-control"] == "no-store"
     db.refresh(alice)
     assert alice.webhook_secret and alice.webhook_secret in page.text
-    assert alice.webhook_secret not in alice_client.get("/settings").text
-    again = post(alice_client, "/settings/webhook/rotate", page="/settings")
+    assert alice.webhook_secret not in rotated.headers.get("set-cookie", "")
+    reloaded = alice_client.get("/settings")
+    assert alice.webhook_secret not in reloaded.text
+    db.refresh(alice)
+    assert alice.webhook_secret in page.text  # the reload changed nothing
     old = alice.webhook_secret
+    post(alice_client, "/settings/webhook/rotate", page="/settings")
+    again = alice_client.get("/settings")
     db.refresh(alice)
     assert alice.webhook_secret != old and alice.webhook_secret in again.text
 

@@ -37,13 +37,17 @@ def test_link_from_the_mail_asks_then_unsubscribes_then_offers_resubscribe(
     assert "退订通知邮件" in page.text and 'id="unsubscribe-confirm"' in page.text
     assert _email_enabled(db, user), "opening the link alone must not unsubscribe"
 
-    done = client.post(path)
+    pressed = client.post(path)  # the button: post/redirect/get
+    assert pressed.status_code == 303 and pressed.headers["location"] == path
+    assert not _email_enabled(db, user)
+    done = client.get(path)
     assert done.status_code == 200
     assert "您已退订" in done.text and "lin@example.com" in done.text
     assert 'id="resubscribe"' in done.text
-    assert not _email_enabled(db, user)
 
-    again = client.post(path + "/resubscribe")
+    pressed = client.post(path + "/resubscribe")
+    assert pressed.status_code == 303
+    again = client.get(pressed.headers["location"])
     assert again.status_code == 200 and "已重新订阅" in again.text
     assert _email_enabled(db, user)
 

@@ -1,6 +1,6 @@
 // Small progressive enhancements: confirm dangerous forms, "select all" in the message list,
 // the folding navigation on phones (without script the menu simply stays open).
-document.documentElement.classList.replace("no-js", "js");
+document.documentElement.classList.add("js");
 document.addEventListener("click", function (e) {
   var more = e.target && e.target.closest && e.target.closest(".filters-toggle");
   if (more) {
