@@ -11,7 +11,7 @@ from datetime import datetime
 from typing import Any
 
 from pydantic import BaseModel
-from sqlmodel import Session, col, select
+from sqlmodel import Session, col, func, select
 
 from app.models import Concern, CrawlRun, Match, User, utcnow
 from app.services.concerns import get_concern
@@ -102,3 +102,17 @@ def harvest_series(
             )
         )
     return points
+
+
+def latest_runs(session: Session, site_ids: set[int]) -> dict[int, CrawlRun]:
+    """The newest run of each site (for "last visit" lines); sites never visited are absent."""
+    if not site_ids:
+        return {}
+    newest = (
+        select(CrawlRun.site_id, func.max(CrawlRun.id).label("last"))
+        .where(col(CrawlRun.site_id).in_(site_ids))
+        .group_by(col(CrawlRun.site_id))
+        .subquery()
+    )
+    rows = session.exec(select(CrawlRun).join(newest, col(CrawlRun.id) == newest.c.last))
+    return {run.site_id: run for run in rows}

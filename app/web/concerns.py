@@ -17,6 +17,7 @@ from starlette.concurrency import run_in_threadpool
 
 from app.models import DEFAULT_STRATEGY, STRATEGIES, Concern, ConcernCreate, ConcernUpdate
 from app.services import concerns as svc
+from app.services import runs
 from app.services.errors import NotFound, ServiceError
 from app.web.csrf import csrf_protect
 from app.web.forms import errors_for, kept, message, read_form
@@ -163,7 +164,13 @@ def _owned(db: Db, user: CurrentUser, concern_id: int) -> Concern:
 @router.get("")
 def concern_list(request: Request, db: Db, user: CurrentUser) -> Response:
     public = svc.to_public(db, svc.list_concerns(db, user))
-    return render(request, "concerns/list.html", {"concerns": public}, user=user)
+    last = runs.latest_runs(db, {c.site_id for c in public if c.site_id is not None})
+    return render(
+        request,
+        "concerns/list.html",
+        {"concerns": public, "last_runs": last},
+        user=user,
+    )
 
 
 @router.get("/new")

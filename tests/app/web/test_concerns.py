@@ -204,3 +204,17 @@ def test_other_users_concerns_are_not_found(bob_client, db, alice, method, path)
     assert response.status_code == 404 and "找不到页面" in response.text
     db.refresh(concern)
     assert concern.enabled is True and concern.keywords == ["足球", "中超"]
+
+
+def test_check_now_on_an_unchanged_site_says_so(alice_client, db, alice):
+    """After "立即检查" the visit finds the feed unchanged: the list says the site has not
+    changed since last time and when the next visit is, instead of nothing at all."""
+    from tests.app.web.factories import make_run
+
+    concern = make_concern(db, alice)
+    assert post(alice_client, f"/concerns/{concern.id}/check", page="/concerns").status_code == 303
+    make_run(db, concern, 1, 0, status="not_modified")
+    page = alice_client.get("/concerns")
+    assert "网站自上次以来没有变化，下次访问" in page.text
+    make_run(db, concern, 1, 0, status="failed", error="timeout: /")
+    assert "失败：timeout: /" in alice_client.get("/concerns").text
