@@ -40,14 +40,54 @@ class Param:
     default: float
     low: float
     high: float
+    help: str = ""
+    """What changing it does, in plain words (a catalogue key)."""
 
 
 PARAMS = (
-    Param("T", "Relevance threshold T", 0.5, 0.0, 10.0),
-    Param("gamma", "PageRank weight γ", 0.8, 0.0, 1.0),
-    Param("W", "Children followed W", 20, 1, 1000),
-    Param("a", "Widening after a relevant page a", 1.5, 1.0, 10.0),
-    Param("D", "Depth after an irrelevant page D", 2, 0, 50),
+    Param(
+        "T",
+        "Relevance threshold T",
+        0.5,
+        0.0,
+        10.0,
+        "How closely a page must match your keywords to reach you. Higher: fewer, "
+        "more certain messages; lower: more messages, some less relevant.",
+    ),
+    Param(
+        "gamma",
+        "PageRank weight γ",
+        0.8,
+        0.0,
+        1.0,
+        "How much a link's standing within the site counts next to how well its words "
+        "match yours (0: only the words, 1: only the standing).",
+    ),
+    Param(
+        "W",
+        "Children followed W",
+        20,
+        1,
+        1000,
+        "How many links the crawler follows from each page. More: a broader, slower visit.",
+    ),
+    Param(
+        "a",
+        "Widening after a relevant page a",
+        1.5,
+        1.0,
+        10.0,
+        "How much wider the crawler looks around a page that matched.",
+    ),
+    Param(
+        "D",
+        "Depth after an irrelevant page D",
+        2,
+        0,
+        50,
+        "How many more steps the crawler goes past pages that do not match before it "
+        "gives up on that path.",
+    ),
 )
 
 
@@ -56,6 +96,7 @@ def _form_values(concern: Concern) -> dict[str, str]:
         "seed_url": concern.seed_url,
         "keywords": ", ".join(concern.keywords),
         "exclude": ", ".join(concern.exclude),
+        "synonyms": ", ".join(concern.synonyms),
         "priority": str(concern.priority),
         "max_pages": str(concern.max_pages),
         "scope": concern.scope,
@@ -77,6 +118,7 @@ def _parse(
         "seed_url": values.get("seed_url", "").strip(),
         "keywords": values.get("keywords", ""),
         "exclude": values.get("exclude", ""),
+        "synonyms": values.get("synonyms", ""),
         "strategy": values.get("strategy", DEFAULT_STRATEGY),
         "scope": values.get("scope", "host"),
         "enabled": bool(values.get("enabled")),
@@ -141,13 +183,26 @@ def _form(
             "strategies": STRATEGIES,
             "default_strategy": DEFAULT_STRATEGY,
             "params": PARAMS,
+            # folded unless the concern departs from the defaults or a value there is wrong
+            "advanced_open": values.get("strategy", DEFAULT_STRATEGY) != DEFAULT_STRATEGY
+            or any(values.get(f"param_{p.name}") for p in PARAMS)
+            or any(k == "strategy" or k.startswith("param_") for k in errors),
         },
         user=user,
         status_code=status,
     )
 
 
-FIELDS = ("seed_url", "keywords", "exclude", "priority", "max_pages", "strategy", "scope")
+FIELDS = (
+    "seed_url",
+    "keywords",
+    "exclude",
+    "synonyms",
+    "priority",
+    "max_pages",
+    "strategy",
+    "scope",
+)
 
 
 def _errors(request: Request, user: Any, exc: ServiceError) -> dict[str, str]:

@@ -344,9 +344,7 @@ def _look(page: Any, shots: Path, name: str, *, phone: bool) -> None:
     """The page fits the viewport (no sideways scroll), on a phone every control is big
     enough to tap, and a full-page screenshot is kept."""
     page.wait_for_load_state("load")
-    width, inner = page.evaluate(
-        "() => [document.documentElement.scrollWidth, window.innerWidth]"
-    )
+    width, inner = page.evaluate("() => [document.documentElement.scrollWidth, window.innerWidth]")
     assert width <= inner, f"{name}: the page scrolls sideways ({width} > {inner} px)"
     if phone:
         small = page.evaluate(_SMALL_TARGETS)
@@ -388,7 +386,11 @@ def test_every_page_fits_a_phone_and_a_desktop(live: dict[str, Any], tmp_path: P
             page = context.new_page()
             page.set_default_timeout(15_000)
 
-            for path, name in (("/login", "login"), ("/register", "register"), ("/forgot", "forgot")):
+            for path, name in (
+                ("/login", "login"),
+                ("/register", "register"),
+                ("/forgot", "forgot"),
+            ):
                 page.goto(base + path)
                 _look(page, shots, name, phone=phone)
             page.goto(base + "/login")
@@ -475,7 +477,9 @@ def test_api_docs_render_from_the_app_itself(live: dict[str, Any], tmp_path: Pat
         page = context.new_page()
         page.set_default_timeout(20_000)
         refused: list[str] = []
-        page.on("console", lambda m: refused.append(m.text) if "Security Policy" in m.text else None)
+        page.on(
+            "console", lambda m: refused.append(m.text) if "Security Policy" in m.text else None
+        )
 
         page.goto(base + "/docs")
         expect(page.locator(".swagger-ui .info .title")).to_contain_text("Timely Push API")
