@@ -23,8 +23,12 @@ from push.digest import DEFAULT_CAP, Digest, DigestGroup, DigestItem, build_dige
 from push.errors import ConfigError, PushError, RenderError
 from push.message import Channel, DeliveryResult, Message, stable_id
 from push.render import Rendered, Renderer, language
+from push.titles import clean_title, site_suffixes, summary
 
 __all__ = [
+    "clean_title",
+    "site_suffixes",
+    "summary",
     "DEFAULT_CAP",
     "SCHEMA_VERSION",
     "AppriseSms",

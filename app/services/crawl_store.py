@@ -116,8 +116,11 @@ def insert_links(session: Session, page_id: int, links: Sequence[Any]) -> None:
 
 
 def _snippet(page: Any) -> str:
-    text = page.description or page.text or ""
-    return " ".join(text.split())[:300]
+    """The description, else the article's first sentences; never the title again."""
+    from push import summary
+
+    title = page.title or ""
+    return summary(page.description or "", title, 300) or summary(page.text or "", title, 300)
 
 
 def match_page(
