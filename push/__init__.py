@@ -26,9 +26,6 @@ from push.render import Rendered, Renderer, language
 from push.titles import clean_title, site_suffixes, summary
 
 __all__ = [
-    "clean_title",
-    "site_suffixes",
-    "summary",
     "DEFAULT_CAP",
     "SCHEMA_VERSION",
     "AppriseSms",
@@ -49,6 +46,7 @@ __all__ = [
     "TwilioSms",
     "WebhookChannel",
     "build_digest",
+    "clean_title",
     "encode_email",
     "envelope",
     "fit_sms",
@@ -57,7 +55,9 @@ __all__ = [
     "new_secret",
     "shorten",
     "sign",
+    "site_suffixes",
     "sms_length",
     "stable_id",
+    "summary",
     "why",
 ]

@@ -116,3 +116,12 @@ def latest_runs(session: Session, site_ids: set[int]) -> dict[int, CrawlRun]:
     )
     rows = session.exec(select(CrawlRun).join(newest, col(CrawlRun.id) == newest.c.last))
     return {run.site_id: run for run in rows}
+
+
+def count_runs(session: Session, user: User, concern_id: int) -> int:
+    """How many runs the concern's site has had (NotFound for someone else's concern)."""
+    concern = get_concern(session, user, concern_id)
+    if concern.site_id is None:
+        return 0
+    stmt = select(func.count()).select_from(CrawlRun).where(CrawlRun.site_id == concern.site_id)
+    return int(session.exec(stmt).one())

@@ -336,6 +336,8 @@ ZH.update(
         "{email} will get notification emails again.": "{email} 将重新收到通知邮件。",
         "Menu": "菜单",
         "More filters": "更多筛选",
+        "Expires": "到期时间",
+        "never (until revoked)": "不过期（直到吊销）",
         "Synonyms": "同义词",
         "Other words for the same thing (国足 for 国家足球队); a page with one of them counts as much as one with a keyword.": "同一事物的其他说法（如“国足”之于“国家足球队”）；页面含同义词与含关键词同样计分。",
         "Advanced": "高级",

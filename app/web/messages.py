@@ -8,9 +8,9 @@ its arguments and its rows into what the templates show.
 from __future__ import annotations
 
 import logging
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, time, timedelta
-from collections.abc import Iterable
 from typing import Any, cast
 from urllib.parse import urlencode, urlsplit
 

@@ -87,7 +87,7 @@ def _page(
     )
 
 
-SHOW_SECRET_KEY = "show_webhook_secret"
+SHOW_SECRET_KEY = "show_webhook_secret"  # noqa: S105 (a session flag, not a secret)
 
 
 @router.get("")

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Body, Query, status
+from fastapi import APIRouter, Body, Query, Request, Response, status
 
 from app.api.deps import CurrentUser, OwnedConcern, ProbeDep, SessionDep, SettingsDep
 from app.api.errors import responses
+from app.api.schemas import TOTAL_COUNT, TOTAL_HEADER, WithTotal
 from app.models import ConcernCreate, ConcernPublic, ConcernUpdate, CrawlRunPublic
 from app.services import concerns, runs
 from app.services.runs import HarvestPoint
@@ -41,9 +42,14 @@ def _id(concern: OwnedConcern) -> int:
     return concern.id
 
 
-@router.get("", summary="The caller's concerns, newest first")
-def list_concerns(user: CurrentUser, session: SessionDep) -> list[ConcernPublic]:
-    return concerns.to_public(session, concerns.list_concerns(session, user))
+@router.get("", responses=TOTAL_COUNT, summary="The caller's concerns, newest first")
+def list_concerns(
+    user: CurrentUser, session: SessionDep, response: Response, with_total: WithTotal = False
+) -> list[ConcernPublic]:
+    found = concerns.to_public(session, concerns.list_concerns(session, user))
+    if with_total:
+        response.headers[TOTAL_HEADER] = str(len(found))
+    return found
 
 
 @router.post(
@@ -56,9 +62,12 @@ def create_concern(
     session: SessionDep,
     settings: SettingsDep,
     probe: ProbeDep,
+    request: Request,
+    response: Response,
     body: ConcernCreate = Body(openapi_examples=_CREATE_EXAMPLES),  # type: ignore[arg-type]
 ) -> ConcernPublic:
     concern = concerns.create_concern(session, user, body, probe=probe, settings=settings)
+    response.headers["Location"] = f"{request.url.path.rstrip('/')}/{concern.id}"
     return concerns.concern_public(session, concern)
 
 
@@ -93,19 +102,29 @@ def delete_concern(concern: OwnedConcern, user: CurrentUser, session: SessionDep
 
 
 @router.post(
-    "/{concern_id}/check-now", responses=responses(404), summary="Visit the site right away"
+    "/{concern_id}/check-now",
+    status_code=status.HTTP_202_ACCEPTED,
+    responses=responses(404),
+    summary="Visit the site right away (accepted: the visit runs in the background; "
+    "its result appears under /runs)",
 )
 def check_now(concern: OwnedConcern, user: CurrentUser, session: SessionDep) -> ConcernPublic:
     return concerns.concern_public(session, concerns.check_now(session, user, _id(concern)))
 
 
-@router.get("/{concern_id}/runs", responses=responses(404), summary="Recent crawl runs")
+@router.get(
+    "/{concern_id}/runs", responses={**responses(404), **TOTAL_COUNT}, summary="Recent crawl runs"
+)
 def list_runs(
     concern: OwnedConcern,
     user: CurrentUser,
     session: SessionDep,
+    response: Response,
     limit: Annotated[int, Query(ge=1, le=200)] = 50,
+    with_total: WithTotal = False,
 ) -> list[CrawlRunPublic]:
+    if with_total:
+        response.headers[TOTAL_HEADER] = str(runs.count_runs(session, user, _id(concern)))
     return [
         CrawlRunPublic.model_validate(r)
         for r in runs.list_runs(session, user, _id(concern), limit=limit)

@@ -9,7 +9,15 @@ from fastapi import APIRouter, Path, Query, Response, status
 
 from app.api.deps import MAX_ID, CurrentUser, OwnedMatch, SessionDep
 from app.api.errors import responses
-from app.api.schemas import BulkRequest, BulkResult, MatchPage, MatchUpdate
+from app.api.schemas import (
+    TOTAL_COUNT,
+    TOTAL_HEADER,
+    BulkRequest,
+    BulkResult,
+    MatchPage,
+    MatchUpdate,
+    WithTotal,
+)
 from app.models import DeliveryPublic, MatchPublic
 from app.services import delivery, matches
 
@@ -24,6 +32,7 @@ def _id(match: OwnedMatch) -> int:
 @router.get(
     "",
     response_model=MatchPage,
+    responses=TOTAL_COUNT,
     summary="The caller's messages, newest first, one page at a time",
 )
 def list_matches(
@@ -40,6 +49,7 @@ def list_matches(
     unread: Annotated[bool | None, Query(description="true: unread only; false: read only")] = None,
     cursor: Annotated[str | None, Query(max_length=200, description="next_cursor")] = None,
     limit: Annotated[int, Query(ge=1, le=200)] = 50,
+    with_total: WithTotal = False,
 ) -> Response:
     items, next_cursor = matches.list_match_views(
         session,
@@ -57,7 +67,14 @@ def list_matches(
     # serialised here, once: the page is built from typed rows already, and letting FastAPI
     # validate 50 items against the response model again costs more than the query
     page = MatchPage(items=items, next_cursor=next_cursor)
-    return Response(page.model_dump_json(), media_type="application/json")
+    response = Response(page.model_dump_json(), media_type="application/json")
+    if with_total:  # every match of the filters, not only those after the cursor
+        total = matches.count_matches(
+            session, user, concern_id=concern_id, keyword=keyword, site=site, since=since,
+            until=until, q=q, unread=unread,
+        )  # fmt: skip
+        response.headers[TOTAL_HEADER] = str(total)
+    return response
 
 
 @router.post("/bulk", summary="Mark read / unread or delete many messages")

@@ -165,7 +165,7 @@ def test_concern_crud(client: TestClient) -> None:
         f"/api/v1/concerns/{cid}", headers=auth, json={"enabled": False, "priority": 4}
     )
     assert resp.json()["enabled"] is False and resp.json()["priority"] == 4
-    assert client.post(f"/api/v1/concerns/{cid}/check-now", headers=auth).status_code == 200
+    assert client.post(f"/api/v1/concerns/{cid}/check-now", headers=auth).status_code == 202
     assert [c["id"] for c in client.get("/api/v1/concerns", headers=auth).json()] == [cid]
     assert client.delete(f"/api/v1/concerns/{cid}", headers=auth).status_code == 204
     _error(client.get(f"/api/v1/concerns/{cid}", headers=auth), 404, "concern_not_found")

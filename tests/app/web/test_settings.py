@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from tests.app.web.conftest import post
 
 
@@ -213,3 +215,28 @@ def test_test_a_channel_sends_now_and_says_what_happened(alice_client, db, alice
     post(alice_client, "/settings/test/sms", page="/settings")
     assert "测试失败" in alice_client.get("/settings").text
     assert post(alice_client, "/settings/test/pigeon", page="/settings").status_code == 404
+
+
+def test_api_tokens_show_when_they_expire(alice_client, db, alice):
+    from datetime import UTC, datetime
+
+    from app.services import accounts
+
+    _, phone = accounts.issue_token(db, alice, name="iPhone")
+    _, laptop = accounts.issue_token(db, alice, name="Laptop")
+    laptop.expires_at = datetime(2027, 3, 1, 4, 0, tzinfo=UTC)  # 12:00 in Shanghai
+    db.add(laptop)
+    db.commit()
+    page = alice_client.get("/settings").text
+    expiries = re.findall(r'<td data-label="到期时间" class="expires">(.*?)</td>', page)
+    by_name = dict(
+        zip(re.findall(r'<td data-label="名称">(.*?)</td>', page), expiries, strict=True)
+    )
+    assert by_name["Laptop"] == "2027-03-01 12:00"
+    if phone.expires_at is None:
+        assert by_name["iPhone"] == "不过期（直到吊销）"
+    else:  # tokens issued with a lifetime show its end in the user's time zone
+        from zoneinfo import ZoneInfo
+
+        local = phone.expires_at.astimezone(ZoneInfo("Asia/Shanghai"))
+        assert by_name["iPhone"] == local.strftime("%Y-%m-%d %H:%M")
