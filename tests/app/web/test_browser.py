@@ -411,7 +411,8 @@ def test_every_page_fits_a_phone_and_a_desktop(live: dict[str, Any], tmp_path: P
                 expect(page.locator(".menu-toggle")).to_be_hidden()
                 expect(nav).to_be_visible()
                 page.goto(base + "/concerns")
-            _look(page, shots, "concerns-empty", phone=phone)
+            if phone:
+                _look(page, shots, "concerns-empty", phone=True)
 
             page.goto(base + "/concerns/new")
             _look(page, shots, "concern-form", phone=phone)
@@ -424,6 +425,11 @@ def test_every_page_fits_a_phone_and_a_desktop(live: dict[str, Any], tmp_path: P
             page.goto(base + "/concerns")
             _look(page, shots, "concerns", phone=phone)
             page.click(".concern a:has-text('编辑')")
+            # strategy parameters wait under "高级", explained in plain words
+            expect(page.locator("#param_W")).to_be_hidden()
+            page.click("#advanced summary")
+            expect(page.locator("#param_W")).to_be_visible()
+            expect(page.locator("#advanced")).to_contain_text("每个页面最多继续访问多少个链接")
             _look(page, shots, "concern-edit", phone=phone)
 
             page.goto(base + "/messages")
@@ -446,11 +452,28 @@ def test_every_page_fits_a_phone_and_a_desktop(live: dict[str, Any], tmp_path: P
 
             page.goto(base + "/settings")
             _look(page, shots, "settings", phone=phone)
+            # a new webhook secret is shown once, on a GET page: reloading does not rotate again
+            page.click("#rotate-secret")
+            expect(page.locator("#new-secret")).to_be_visible()
+            expect(page).to_have_url(re.compile(r"/settings(#webhook)?$"))
+            shown = page.locator("#new-secret").inner_text().strip()
+            page.reload()
+            expect(page.locator("#new-secret")).to_have_count(0)
+            with Session(get_engine()) as db:
+                owner = db.exec(select(User).where(User.email == email)).one()
+                assert owner.webhook_secret == shown
 
             page.goto(base + "/no/such/page")
             _look(page, shots, "not-found", phone=phone)
             page.goto(unsubscribe)
             _look(page, shots, "unsubscribe", phone=phone)
+            if phone:  # the link from the mail: confirm, then offered to subscribe again
+                page.click("#unsubscribe-confirm")
+                expect(page.locator("h1")).to_have_text("您已退订")
+                expect(page).to_have_url(unsubscribe)  # a GET page: reloading is harmless
+                _look(page, shots, "unsubscribed", phone=True)
+                page.click("#resubscribe")
+                expect(page.locator("h1")).to_have_text("已重新订阅")
             context.close()
         browser.close()
     with Session(get_engine()) as db:
