@@ -349,6 +349,11 @@ def _look(page: Any, shots: Path, name: str, *, phone: bool) -> None:
     if phone:
         small = page.evaluate(_SMALL_TARGETS)
         assert not small, f"{name}: tap targets under 44 px: {small}"
+        for narrow in (360, 414):  # the common range of phone widths
+            page.set_viewport_size({"width": narrow, "height": PHONE["height"]})
+            width = page.evaluate("() => document.documentElement.scrollWidth")
+            assert width <= narrow, f"{name}: scrolls sideways at {narrow} px ({width})"
+        page.set_viewport_size(PHONE)
     page.screenshot(path=str(shots / f"{name}{'-phone' if phone else ''}.png"), full_page=True)
 
 
