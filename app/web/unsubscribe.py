@@ -11,8 +11,9 @@ token names, and the confirmation offers to subscribe again
 from __future__ import annotations
 
 import logging
+from typing import Annotated
 
-from fastapi import APIRouter, Request
+from fastapi import APIRouter, Depends, Request
 from fastapi.responses import Response
 
 from app.core.config import get_settings
@@ -55,16 +56,22 @@ def confirm_unsubscribe(request: Request, db: Db, token: str, again: bool = Fals
     return _page(request, user, "done", token)
 
 
+async def one_click(request: Request) -> bool:
+    """Whether this POST is a mail client's RFC 8058 one-click (``List-Unsubscribe=One-Click``)."""
+    return b"List-Unsubscribe=One-Click" in await request.body()
+
+
 @router.post("/unsubscribe/{token}")
-async def do_unsubscribe(request: Request, db: Db, token: str) -> Response:
-    """Unsubscribe the user the signed token names (no login). A mail client's RFC 8058
-    one-click POST (``List-Unsubscribe=One-Click``) gets the page itself; the button in the
-    browser is redirected to the GET page (post/redirect/get)."""
+def do_unsubscribe(
+    request: Request, db: Db, token: str, mail_client: Annotated[bool, Depends(one_click)]
+) -> Response:
+    """Unsubscribe the user the signed token names (no login). A mail client's one-click POST
+    gets the page itself; the button in the browser is redirected to the GET page
+    (post/redirect/get)."""
     user = unsubscribe(db, get_settings(), token)
     if user is None:
         return _page(request, None, "invalid", token, status=400)
-    body = (await request.body()).decode("utf-8", "replace")
-    if "List-Unsubscribe=One-Click" in body:
+    if mail_client:
         return _page(request, user, "done", token)
     return redirect(f"/unsubscribe/{token}")
 

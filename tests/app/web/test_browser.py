@@ -324,7 +324,8 @@ DESKTOP = {"width": 1280, "height": 860}
 # Visible controls a thumb has to hit, each with its box when under 44 × 44 CSS px (inline text
 # links inside sentences are exempt, as WCAG 2.5.8 exempts them).
 _SMALL_TARGETS = """() => {
-  const sel = 'button, .btn, select, summary, .nav a, .menu-toggle, label.inline,'
+  const sel = 'button, .btn, select, summary, .nav a, .menu-toggle, label.inline, a.back,'
+    + ' .langs a, .actions > a, .empty a,'
     + ' input:not([type=hidden]):not([type=checkbox]):not([type=radio])';
   const out = [];
   for (const el of document.querySelectorAll(sel)) {
@@ -461,12 +462,8 @@ def test_every_page_fits_a_phone_and_a_desktop(live: dict[str, Any], tmp_path: P
             page.click("#rotate-secret")
             expect(page.locator("#new-secret")).to_be_visible()
             expect(page).to_have_url(re.compile(r"/settings(#webhook)?$"))
-            shown = page.locator("#new-secret").inner_text().strip()
-            page.reload()
+            page.reload()  # a GET of /settings (the unit test checks the secret is unchanged)
             expect(page.locator("#new-secret")).to_have_count(0)
-            with Session(get_engine()) as db:
-                owner = db.exec(select(User).where(User.email == email)).one()
-                assert owner.webhook_secret == shown
 
             page.goto(base + "/no/such/page")
             _look(page, shots, "not-found", phone=phone)
