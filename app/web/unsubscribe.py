@@ -71,6 +71,7 @@ def do_unsubscribe(
     user = unsubscribe(db, get_settings(), token)
     if user is None:
         return _page(request, None, "invalid", token, status=400)
+    db.commit()  # before the redirect: the browser's next GET must see it
     if mail_client:
         return _page(request, user, "done", token)
     return redirect(f"/unsubscribe/{token}")
@@ -82,4 +83,5 @@ def do_resubscribe(request: Request, db: Db, token: str) -> Response:
     user = resubscribe(db, get_settings(), token)
     if user is None:
         return _page(request, None, "invalid", token, status=400)
+    db.commit()
     return redirect(f"/unsubscribe/{token}?again=1")

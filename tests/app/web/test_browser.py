@@ -350,12 +350,15 @@ def _look(page: Any, shots: Path, name: str, *, phone: bool) -> None:
     if phone:
         small = page.evaluate(_SMALL_TARGETS)
         assert not small, f"{name}: tap targets under 44 px: {small}"
+    page.screenshot(path=str(shots / f"{name}{'-phone' if phone else ''}.png"), full_page=True)
+    if phone:
         for narrow in (360, 414):  # the common range of phone widths
             page.set_viewport_size({"width": narrow, "height": PHONE["height"]})
             width = page.evaluate("() => document.documentElement.scrollWidth")
             assert width <= narrow, f"{name}: scrolls sideways at {narrow} px ({width})"
         page.set_viewport_size(PHONE)
-    page.screenshot(path=str(shots / f"{name}{'-phone' if phone else ''}.png"), full_page=True)
+    # let the layout settle (two frames) before the caller clicks anything
+    page.evaluate("() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))")
 
 
 def test_every_page_fits_a_phone_and_a_desktop(live: dict[str, Any], tmp_path: Path) -> None:
