@@ -69,6 +69,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app = FastAPI(
         lifespan=lifespan,
         title="Timely Push API",
+        docs_url=None,  # served by app.web.apidocs from packaged assets (no CDN)
+        redoc_url=None,
         version="0.1.0",
         description=(
             "及时推 — focused crawling and push notifications for the sites you care about."

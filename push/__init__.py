@@ -27,6 +27,7 @@ from push.errors import ConfigError, PushError, RenderError
 from push.explain import explain_why
 from push.message import Channel, DeliveryResult, Message, stable_id
 from push.render import Rendered, Renderer, language
+from push.titles import clean_title, site_suffixes, summary
 
 __all__ = [
     "DEFAULT_CAP",
@@ -51,6 +52,7 @@ __all__ = [
     "TwilioSms",
     "WebhookChannel",
     "build_digest",
+    "clean_title",
     "encode_email",
     "envelope",
     "explain_why",
@@ -61,7 +63,9 @@ __all__ = [
     "new_secret",
     "shorten",
     "sign",
+    "site_suffixes",
     "sms_length",
     "stable_id",
+    "summary",
     "why",
 ]

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from datetime import datetime
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, Field, StrictBool
+from fastapi import Query
+from pydantic import AliasChoices, BaseModel, Field, StrictBool
 
 from app.models import MatchPublic
 
@@ -17,11 +19,28 @@ class RegisterRequest(BaseModel):
     language: Literal["zh", "en"] | None = Field(default=None, examples=["zh"])
 
 
+class TokenRequest(BaseModel):
+    """Log-in credentials: the OAuth2 password form, or the same fields as JSON (``email`` may
+    stand for ``username``)."""
+
+    username: str = Field(
+        max_length=320,
+        validation_alias=AliasChoices("username", "email"),
+        examples=["alice@example.com"],
+    )
+    password: str = Field(max_length=256, examples=["correct horse battery"])
+    device_name: str = Field(default="device", max_length=100, examples=["Pixel 8"])
+    grant_type: Literal["password"] | None = None
+
+
 class TokenResponse(BaseModel):
     access_token: str = Field(description="Bearer token; shown once, store it on the device.")
     token_type: Literal["bearer"] = "bearer"  # noqa: S105 (the OAuth2 token type)
     token_id: int
     name: str
+    expires_at: datetime | None = Field(
+        default=None, description="When the token stops working (null: until revoked)."
+    )
 
     model_config = {
         "json_schema_extra": {
@@ -130,3 +149,23 @@ class LearnedTerms(BaseModel):
     blocked: list[str] = Field(description="Terms the user removed; never used again.")
     synonyms: list[str] = Field(description="The concern's synonyms (promoted terms land here).")
     feedback: int = Field(description="How many verdicts the user gave on its messages.")
+
+
+TOTAL_HEADER = "X-Total-Count"
+WithTotal = Annotated[
+    bool,
+    Query(
+        description="true: also count everything the query matches, in the "
+        "`X-Total-Count` response header (costs one more query)"
+    ),
+]
+TOTAL_COUNT: dict[int | str, dict[str, Any]] = {
+    200: {
+        "headers": {
+            TOTAL_HEADER: {
+                "description": "With `with_total=true`: how many items the query matches in all",
+                "schema": {"type": "integer"},
+            }
+        }
+    }
+}

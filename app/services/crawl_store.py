@@ -117,6 +117,16 @@ def insert_links(session: Session, page_id: int, links: Sequence[Any]) -> None:
         session.exec(stmt)
 
 
+def _snippet(page: Any) -> str:
+    """The description, else the article's first sentences; never the title again.
+    ``page`` is a crawled page (its main text) or a stored one (its excerpt)."""
+    from push import summary
+
+    title = page.title or ""
+    text = getattr(page, "text", None) or getattr(page, "excerpt", "") or ""
+    return summary(page.description or "", title, 300) or summary(text, title, 300)
+
+
 def match_page(
     session: Session, row: Page, page: Any, scorers: Sequence[ConcernScorer]
 ) -> list[Match]:
@@ -189,8 +199,7 @@ def _insert_match(
     if scorer.near_duplicate_of_match(simhash):
         logger.debug("concern %s: %s is a near-duplicate, skipped", concern.id, row.final_url)
         return None
-    text = getattr(page, "text", None) or getattr(page, "excerpt", "")
-    snippet = " ".join((page.description or text or "").split())[:300]
+    snippet = _snippet(page)
     stmt = (
         _insert(session)(Match)
         .values(

@@ -801,16 +801,33 @@ def test_channel(
         return DeliveryResult(ok=False, permanent=True, error=str(exc))
 
 
-def unsubscribe(session: Session, settings: Settings, token: str) -> User | None:
-    """Turn off notification email for the user named by a signed unsubscribe token."""
+def unsubscribe_user(session: Session, settings: Settings, token: str) -> User | None:
+    """The user a signed unsubscribe token names, or None (bad signature, no such user)."""
     payload = unsign(settings.effective_secret_key(), UNSUBSCRIBE_SALT, token, UNSUBSCRIBE_MAX_AGE)
     if not isinstance(payload, dict) or not isinstance(payload.get("u"), int):
         return None
-    user = session.get(User, payload["u"])
+    return session.get(User, payload["u"])
+
+
+def unsubscribe(session: Session, settings: Settings, token: str) -> User | None:
+    """Turn off notification email for the user named by a signed unsubscribe token."""
+    user = unsubscribe_user(session, settings, token)
     if user is None:
         return None
     if user.email_enabled:
         user.email_enabled = False
         session.add(user)
         logger.info("user %s unsubscribed from notification email", user.id)
+    return user
+
+
+def resubscribe(session: Session, settings: Settings, token: str) -> User | None:
+    """Undo :func:`unsubscribe`: notification email on again for the token's user."""
+    user = unsubscribe_user(session, settings, token)
+    if user is None:
+        return None
+    if not user.email_enabled:
+        user.email_enabled = True
+        session.add(user)
+        logger.info("user %s subscribed to notification email again", user.id)
     return user

@@ -25,12 +25,15 @@ from push import (
     DigestItem,
     Message,
     build_digest,
+    clean_title,
     envelope,
     explain_why,
     fit_sms,
     language,
     shorten,
+    site_suffixes,
     stable_id,
+    summary,
 )
 
 logger = logging.getLogger(__name__)
@@ -137,6 +140,16 @@ class Composer:
         self.loaded = loaded
         self.base = settings.base_url.rstrip("/")
         self.secret_key = settings.effective_secret_key()
+        self._suffixes: dict[str, frozenset[str]] | None = None
+
+    def suffixes(self, url: str) -> frozenset[str]:
+        """The site-name suffixes that recur across this batch's titles from ``url``'s host."""
+        if self._suffixes is None:
+            by_host: dict[str, list[str]] = {}
+            for m in self.loaded.matches.values():
+                by_host.setdefault(urlsplit(m.url).hostname or "", []).append(m.title)
+            self._suffixes = {host: site_suffixes(t) for host, t in by_host.items()}
+        return self._suffixes.get(urlsplit(url).hostname or "", frozenset())
 
     def items(self, row: Delivery, lang: str) -> list[DigestItem]:
         ids = row.match_ids or ([] if row.match_id is None else [row.match_id])
@@ -150,14 +163,16 @@ class Composer:
             concern = self.loaded.concerns.get(m.concern_id)
             if concern is not None and concern.owner_id != row.user_id:
                 concern = None
+            title = clean_title(m.title or m.url, self.suffixes(m.url))
+            text = summary(m.snippet, m.title, SNIPPET_CHARS, headline=title)
             out.append(
                 DigestItem(
                     match_id=m.id,
                     concern_id=m.concern_id,
                     concern=concern_label(concern),
-                    title=m.title or m.url,
+                    title=title,
                     url=m.url,
-                    snippet=shorten(m.snippet, SNIPPET_CHARS),
+                    snippet=shorten(text, SNIPPET_CHARS),
                     why=explain_why(m.explanation, m.matched_keywords, m.score, lang),
                     created_at=m.created_at,
                     feedback_url=feedback_url(self.settings, m.id, self.secret_key),

@@ -464,3 +464,23 @@ def concern_names(session: Session, user: User) -> dict[int, str]:
         assert concern.id is not None
         labels[concern.id] = f"{concern.seed_url} · {', '.join(concern.keywords[:3])}"
     return labels
+
+
+def count_matches(
+    session: Session,
+    user_id: int,
+    *,
+    concern_id: int | None = None,
+    keyword: str | None = None,
+    site: str | None = None,
+    since: datetime | None = None,
+    until: datetime | None = None,
+    q: str | None = None,
+    unread: bool | None = None,
+) -> int:
+    """How many messages ``list_matches`` would return over all its pages (same filters)."""
+    conditions = _feed_conditions(
+        session, user_id, concern_id=concern_id, keyword=keyword, site=site, since=since,
+        until=until, q=q, unread=unread, cursor=None,
+    )  # fmt: skip
+    return int(session.exec(select(func.count()).select_from(Match).where(and_(*conditions))).one())

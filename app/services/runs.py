@@ -1,4 +1,9 @@
-"""Crawl reports for a concern: the recent runs of its site and the harvest-rate series."""
+"""Crawl reports for a concern: the recent runs of its site and the harvest-rate series.
+
+A site is visited once for everyone who follows it, so a run's ``pages_matched`` counts pages
+that matched *any* concern on the site. A concern's report counts its own matches: those
+created while the run went on (runs of one site never overlap: the crawl lock).
+"""
 
 from __future__ import annotations
 
@@ -6,8 +11,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from pydantic import BaseModel
-from sqlalchemy import func
-from sqlmodel import Session, col, select
+from sqlmodel import Session, col, func, select
 
 from app.models import Concern, CrawlRun, Match, User, utcnow
 from app.services.concerns import get_concern
@@ -23,8 +27,13 @@ class HarvestPoint(BaseModel):
     status: str
     pages_fetched: int
     pages_matched: int
+    """Pages that matched any concern on the site (the visit is shared)."""
     errors: int
     harvest_rate: float
+    own_matched: int = 0
+    """This concern's own matches during the run."""
+    own_harvest_rate: float = 0.0
+    """own_matched / pages_fetched."""
     series: list[Any] = []
     """Within-run harvest series when the crawler recorded one (stats["harvest"])."""
 
@@ -86,14 +95,38 @@ def _own_view(run: CrawlRun, match_times: list[datetime], now: datetime) -> Craw
     return CrawlRun.model_validate(values)
 
 
+def own_matches(session: Session, concern: Concern, runs: list[CrawlRun]) -> dict[int, int]:
+    """``{run id: the concern's matches created during that run}``."""
+    if not runs or concern.id is None:
+        return {}
+    since = min(r.started_at for r in runs)
+    stamps = list(
+        session.exec(
+            select(Match.created_at).where(
+                Match.concern_id == concern.id, col(Match.created_at) >= since
+            )
+        )
+    )
+    now = utcnow()
+    counts: dict[int, int] = {}
+    for run in runs:
+        assert run.id is not None
+        end = run.finished_at or now
+        counts[run.id] = sum(1 for at in stamps if run.started_at <= at <= end)
+    return counts
+
+
 def harvest_series(
     session: Session, user: User, concern_id: int, *, limit: int = 30
 ) -> list[HarvestPoint]:
     """Oldest-first points for a chart of the last ``limit`` runs."""
     points = []
-    for run in reversed(list_runs(session, user, concern_id, limit=limit)):
+    recent = list_runs(session, user, concern_id, limit=limit)
+    own = own_matches(session, get_concern(session, user, concern_id), recent)
+    for run in reversed(recent):
         assert run.id is not None
         fetched = run.pages_fetched
+        mine = own.get(run.id, 0)
         series = run.stats.get("harvest") if isinstance(run.stats, dict) else None
         points.append(
             HarvestPoint(
@@ -105,6 +138,31 @@ def harvest_series(
                 errors=run.errors,
                 harvest_rate=round(run.pages_matched / fetched, 4) if fetched else 0.0,
                 series=series if isinstance(series, list) else [],
+                own_matched=mine,
+                own_harvest_rate=round(mine / fetched, 4) if fetched else 0.0,
             )
         )
     return points
+
+
+def latest_runs(session: Session, site_ids: set[int]) -> dict[int, CrawlRun]:
+    """The newest run of each site (for "last visit" lines); sites never visited are absent."""
+    if not site_ids:
+        return {}
+    newest = (
+        select(CrawlRun.site_id, func.max(CrawlRun.id).label("last"))
+        .where(col(CrawlRun.site_id).in_(site_ids))
+        .group_by(col(CrawlRun.site_id))
+        .subquery()
+    )
+    rows = session.exec(select(CrawlRun).join(newest, col(CrawlRun.id) == newest.c.last))
+    return {run.site_id: run for run in rows}
+
+
+def count_runs(session: Session, user: User, concern_id: int) -> int:
+    """How many runs the concern's site has had (NotFound for someone else's concern)."""
+    concern = get_concern(session, user, concern_id)
+    if concern.site_id is None:
+        return 0
+    stmt = select(func.count()).select_from(CrawlRun).where(CrawlRun.site_id == concern.site_id)
+    return int(session.exec(stmt).one())

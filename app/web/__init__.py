@@ -12,7 +12,7 @@ from pathlib import Path
 from urllib.parse import quote
 
 from fastapi import FastAPI, Request
-from fastapi.responses import Response
+from fastapi.responses import FileResponse, Response
 from fastapi.staticfiles import StaticFiles
 from starlette.datastructures import MutableHeaders
 from starlette.middleware.sessions import SessionMiddleware
@@ -66,7 +66,7 @@ class SecurityHeaders:
 def install(app: FastAPI) -> None:
     """Mount the web pages (and their middleware) on the application."""
     from app.models import User
-    from app.web import auth, concerns, feed, messages, reports, settings
+    from app.web import apidocs, auth, concerns, feed, messages, reports, settings, unsubscribe
     from app.web.csrf import CsrfError
     from app.web.forms import message
     from app.web.sessions import LoginRequired, PageNotFound
@@ -84,12 +84,21 @@ def install(app: FastAPI) -> None:
 
     app.add_middleware(SecurityHeaders)
 
+    apidocs.install(app)  # before /static: its assets live under /static/apidocs
     app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
-    for module in (auth, concerns, reports, messages, settings, feed):
+    for module in (auth, concerns, reports, messages, settings, feed, unsubscribe):
         app.include_router(module.router)
     from app.web import feedback
 
     app.include_router(feedback.router)
+
+    @app.get("/favicon.ico", include_in_schema=False)
+    def favicon() -> FileResponse:
+        return FileResponse(
+            STATIC_DIR / "favicon.ico",
+            media_type="image/x-icon",
+            headers={"Cache-Control": "public, max-age=86400"},
+        )
 
     def _user(request: Request) -> User | None:
         cached = getattr(request.state, "web_user_copy", None)

@@ -204,6 +204,9 @@ def _forgot(
     )
 
 
+FORGOT_SENT_KEY = "forgot_sent"
+
+
 @router.get("/forgot")
 def forgot_form(request: Request) -> Response:
     return _forgot(request, {}, {})
@@ -223,6 +226,15 @@ async def forgot_submit(request: Request, db: Db) -> Response:
     except ServiceError as exc:
         errors = errors_for(request, None, exc, fields=())
         return with_retry_after(_forgot(request, values, errors, exc.status), exc)
+    request.session[FORGOT_SENT_KEY] = values.get("email", "")
+    return redirect("/forgot/sent")  # post/redirect/get: a reload sends no second mail
+
+
+@router.get("/forgot/sent")
+def forgot_sent(request: Request) -> Response:
+    email = request.session.get(FORGOT_SENT_KEY)
+    if not isinstance(email, str):
+        return redirect("/forgot")
     return render(
         request,
         "auth/notice.html",
@@ -233,7 +245,7 @@ async def forgot_submit(request: Request, db: Db) -> Response:
                 None,
                 "If an account exists for {email}, we sent it a link to choose a new password. "
                 "The link works once and expires in one hour.",
-                email=values.get("email", ""),
+                email=email,
             ),
             "link": "/login",
             "link_text": message(request, None, "Back to log in"),

@@ -26,6 +26,7 @@ from app.models import (
 )
 from app.services import concerns as svc
 from app.services import feedback as feedback_svc
+from app.services import runs
 from app.services.errors import NotFound, ServiceError
 from app.services.visits import VisitState, request_visit
 from app.web.csrf import csrf_protect
@@ -49,14 +50,54 @@ class Param:
     default: float
     low: float
     high: float
+    help: str = ""
+    """What changing it does, in plain words (a catalogue key)."""
 
 
 PARAMS = (
-    Param("T", "Relevance threshold T", 0.5, 0.0, 10.0),
-    Param("gamma", "PageRank weight γ", 0.8, 0.0, 1.0),
-    Param("W", "Children followed W", 20, 1, 1000),
-    Param("a", "Widening after a relevant page a", 1.5, 1.0, 10.0),
-    Param("D", "Depth after an irrelevant page D", 2, 0, 50),
+    Param(
+        "T",
+        "Relevance threshold T",
+        0.5,
+        0.0,
+        10.0,
+        "How closely a page must match your keywords to reach you. Higher: fewer, "
+        "more certain messages; lower: more messages, some less relevant.",
+    ),
+    Param(
+        "gamma",
+        "PageRank weight γ",
+        0.8,
+        0.0,
+        1.0,
+        "How much a link's standing within the site counts next to how well its words "
+        "match yours (0: only the words, 1: only the standing).",
+    ),
+    Param(
+        "W",
+        "Children followed W",
+        20,
+        1,
+        1000,
+        "How many links the crawler follows from each page. More: a broader, slower visit.",
+    ),
+    Param(
+        "a",
+        "Widening after a relevant page a",
+        1.5,
+        1.0,
+        10.0,
+        "How much wider the crawler looks around a page that matched.",
+    ),
+    Param(
+        "D",
+        "Depth after an irrelevant page D",
+        2,
+        0,
+        50,
+        "How many more steps the crawler goes past pages that do not match before it "
+        "gives up on that path.",
+    ),
 )
 
 
@@ -65,6 +106,7 @@ def _form_values(concern: Concern) -> dict[str, str]:
         "seed_url": concern.seed_url,
         "keywords": ", ".join(concern.keywords),
         "exclude": ", ".join(concern.exclude),
+        "synonyms": ", ".join(concern.synonyms),
         "priority": str(concern.priority),
         "max_pages": str(concern.max_pages),
         "scope": concern.scope,
@@ -88,6 +130,7 @@ def _parse(
         "seed_url": values.get("seed_url", "").strip(),
         "keywords": values.get("keywords", ""),
         "exclude": values.get("exclude", ""),
+        "synonyms": values.get("synonyms", ""),
         "strategy": values.get("strategy", DEFAULT_STRATEGY),
         "scope": values.get("scope", "host"),
         "enabled": bool(values.get("enabled")),
@@ -160,6 +203,11 @@ def _form(
             "params": PARAMS,
             "sensitivities": SENSITIVITIES,
             "scorers": SCORERS,
+            # folded unless the concern departs from the defaults or a value there is wrong
+            "advanced_open": values.get("strategy", DEFAULT_STRATEGY) != DEFAULT_STRATEGY
+            or values.get("scorer", "model") != "model"
+            or any(values.get(f"param_{p.name}") for p in PARAMS)
+            or any(k in ("strategy", "scorer") or k.startswith("param_") for k in errors),
         },
         user=user,
         status_code=status,
@@ -167,9 +215,17 @@ def _form(
 
 
 FIELDS = (
-    "seed_url", "keywords", "exclude", "priority", "max_pages", "strategy", "scope",
-    "sensitivity", "scorer",
-)  # fmt: skip
+    "seed_url",
+    "keywords",
+    "exclude",
+    "synonyms",
+    "priority",
+    "max_pages",
+    "strategy",
+    "scope",
+    "sensitivity",
+    "scorer",
+)
 
 
 def _errors(request: Request, user: Any, exc: ServiceError) -> dict[str, str]:
@@ -186,7 +242,13 @@ def _owned(db: Db, user: CurrentUser, concern_id: int) -> Concern:
 @router.get("")
 def concern_list(request: Request, db: Db, user: CurrentUser) -> Response:
     public = svc.to_public(db, svc.list_concerns(db, user))
-    return render(request, "concerns/list.html", {"concerns": public}, user=user)
+    last = runs.latest_runs(db, {c.site_id for c in public if c.site_id is not None})
+    return render(
+        request,
+        "concerns/list.html",
+        {"concerns": public, "last_runs": last},
+        user=user,
+    )
 
 
 @router.get("/new")

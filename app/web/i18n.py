@@ -453,6 +453,45 @@ ZH: dict[str, str] = {
     "error:match_not_found": "找不到这条消息。",
 }
 
+# everyday use: unsubscribe page, phone navigation, concern form help, report, settings
+ZH.update(
+    {
+        "Unsubscribe": "退订",
+        "This unsubscribe link is invalid or expired.": "退订链接无效或已过期。",
+        "Open your settings": "打开设置",
+        "Unsubscribe from notification email": "退订通知邮件",
+        "{email} will no longer get Timely Push notification emails or daily digests.": "退订后，{email} 将不再收到及时推的通知邮件和每日摘要。",
+        "You are unsubscribed": "您已退订",
+        "{email} will no longer get notification emails. Your concerns and messages stay on the dashboard.": "{email} 不会再收到通知邮件。您的关注和消息仍保留在网页上。",
+        "Subscribe again": "重新订阅",
+        "You are subscribed again": "已重新订阅",
+        "{email} will get notification emails again.": "{email} 将重新收到通知邮件。",
+        "Menu": "菜单",
+        "More filters": "更多筛选",
+        "Expires": "到期时间",
+        "never (until revoked)": "不过期（直到吊销）",
+        "Synonyms": "同义词",
+        "Other words for the same thing (国足 for 国家足球队); a page with one of them counts as much as one with a keyword.": "同一事物的其他说法（如“国足”之于“国家足球队”）；页面含同义词与含关键词同样计分。",
+        "Advanced": "高级",
+        "most people keep the defaults": "大多数用户保持默认即可",
+        "The recommended strategy adapts to each site by itself. Change these only to tune a site the defaults do not suit.": "推荐的策略会自动适应每个网站。只有默认设置不适合某个网站时才需要调整这些参数。",
+        "default": "默认",
+        "How closely a page must match your keywords to reach you. Higher: fewer, more certain messages; lower: more messages, some less relevant.": "页面与关键词要多接近才推送给您。调高：消息更少、更准确；调低：消息更多，有些不那么相关。",
+        "How much a link's standing within the site counts next to how well its words match yours (0: only the words, 1: only the standing).": "链接在网站中的重要程度与其文字和关键词的相符程度相比占多大比重（0：只看文字，1：只看重要程度）。",
+        "How many links the crawler follows from each page. More: a broader, slower visit.": "每个页面最多继续访问多少个链接。越多：访问范围越广，也越慢。",
+        "How much wider the crawler looks around a page that matched.": "找到相关页面后，在它周围扩大多少搜索范围。",
+        "How many more steps the crawler goes past pages that do not match before it gives up on that path.": "遇到不相关的页面后，还沿这条路径继续走几步才放弃。",
+        "Last visit {when}: the site has not changed since the visit before. Next visit {next}.": "上次访问 {when}：网站自上次以来没有变化，下次访问 {next}。",
+        "Visiting the site now (started {when}).": "正在访问网站（{when} 开始）。",
+        "Last visit {when} failed: {error}": "上次访问 {when} 失败：{error}",
+        "Last visit {when}: {n} pages fetched.": "上次访问 {when}：抓取了 {n} 个页面。",
+        "Pages fetched (for everyone)": "抓取页数（所有关注者共享）",
+        "Matches for this concern": "本关注命中数",
+        "Each visit fetches the site once for everyone who follows it. The matches and the harvest rate here are this concern's own.": "每次访问为关注该网站的所有用户共同抓取一次；这里的命中数和收获率只计算本关注自己的结果。",
+        "Pages that matched any concern on this site, as the visit went on.": "访问过程中与该网站任一关注相符的页面。",
+    }
+)
+
 CATALOGUES: dict[str, dict[str, str]] = {"zh": ZH, "en": EN}
 
 

@@ -8,6 +8,7 @@ its arguments and its rows into what the templates show.
 from __future__ import annotations
 
 import logging
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, time, timedelta
 from typing import Any, cast
@@ -25,6 +26,7 @@ from app.web.csrf import csrf_protect
 from app.web.forms import errors_for, message, read_form, read_list, safe_next
 from app.web.sessions import CurrentUser, Db, PageNotFound, flash
 from app.web.templating import redirect, render, user_zone
+from push import clean_title, site_suffixes, summary
 
 logger = logging.getLogger(__name__)
 
@@ -91,6 +93,7 @@ class Item:
     why: Why | None = None
     feedback: int | None = None
     """The user's verdict: 1 relevant, -1 not relevant, None not given."""
+    raw_title: str = ""
 
 
 def _terms(value: Any) -> list[str]:
@@ -168,18 +171,33 @@ def explain(match: Match) -> Why:
     )
 
 
-def _item(match: Match, labels: dict[int, str]) -> Item:
+def _suffixes(matches: Iterable[Match]) -> dict[str, frozenset[str]]:
+    """Per host, the site-name suffixes that recur across these matches' titles."""
+    by_host: dict[str, list[str]] = {}
+    for m in matches:
+        by_host.setdefault(urlsplit(m.url).hostname or "", []).append(m.title)
+    return {host: site_suffixes(titles) for host, titles in by_host.items()}
+
+
+def _item(
+    match: Match, labels: dict[int, str], suffixes: dict[str, frozenset[str]] | None = None
+) -> Item:
+    """The message as shown: the headline without the site's name, a summary that does not
+    repeat it (the stored title stays whole: search reads it)."""
     assert match.id is not None
+    host = urlsplit(match.url).hostname or ""
+    title = clean_title(match.title, (suffixes or {}).get(host, ())) if match.title else ""
     return Item(
         id=match.id,
         concern_id=match.concern_id,
-        title=match.title,
+        title=title,
         url=match.url,
-        snippet=match.snippet,
+        snippet=summary(match.snippet, match.title, 300, headline=title),
+        raw_title=match.title,
         score=float(match.score),
         read=match.read_at is not None,
         created_at=match.created_at,
-        host=urlsplit(match.url).hostname or "",
+        host=host,
         concern_label=labels.get(match.concern_id, ""),
         terms=list(match.matched_keywords),
         why=explain(match),
@@ -281,11 +299,12 @@ def message_list(request: Request, db: Db, user: CurrentUser) -> Response:
         except ServiceError as exc:
             errors = errors_for(request, user, exc, fields=())
     back = "/messages" + (f"?{f.query()}" if f.query() else "")
+    suffixes = _suffixes(rows)
     return render(
         request,
         "messages/list.html",
         {
-            "items": [_item(m, labels) for m in rows],
+            "items": [_item(m, labels, suffixes) for m in rows],
             "filters": f,
             "filtered": f.active,
             "concerns": [{"id": k, "label": v} for k, v in labels.items()],

@@ -1,5 +1,8 @@
 """The per-concern crawl report: recent runs of the concern's site, pages fetched versus
 matched, the harvest rate per run (drawn by Chart.js in the browser), and errors.
+
+Matches are the concern's own; pages fetched are the shared visit's (the site is visited once
+for everyone who follows it), and the page says so.
 """
 
 from __future__ import annotations
@@ -30,8 +33,8 @@ def chart_data(points: list[svc.HarvestPoint], names: dict[str, str], fmt: Any) 
     return {
         "labels": [fmt(p.started_at, "%m-%d %H:%M") for p in points],
         "fetched": [p.pages_fetched for p in points],
-        "matched": [p.pages_matched for p in points],
-        "harvest": [round(p.harvest_rate * 100, 1) for p in points],
+        "matched": [p.own_matched for p in points],
+        "harvest": [round(p.own_harvest_rate * 100, 1) for p in points],
         "names": names,
     }
 
@@ -62,11 +65,12 @@ def concern_report(request: Request, db: Db, user: CurrentUser, concern_id: int)
         points = svc.harvest_series(db, user, concern_id, limit=RECENT_RUNS)
     except NotFound as exc:
         raise PageNotFound from exc
+    own = svc.own_matches(db, concern, runs)
     fetched = sum(r.pages_fetched for r in runs)
-    matched = sum(r.pages_matched for r in runs)
+    matched = sum(own.values())
     names = {
-        "fetched": message(request, user, "Pages fetched"),
-        "matched": message(request, user, "Pages matched"),
+        "fetched": message(request, user, "Pages fetched (for everyone)"),
+        "matched": message(request, user, "Matches for this concern"),
         "harvest": message(request, user, "Harvest rate") + " (%)",
         "pages": message(request, user, "Pages"),
     }
@@ -86,6 +90,7 @@ def concern_report(request: Request, db: Db, user: CurrentUser, concern_id: int)
             "learned": feedback_svc.learned_terms(concern),
             "verdicts": feedback_svc.feedback_count(db, concern_id),
             "runs": runs,
+            "own": own,
             "chart": chart,
             "during": during,
             "totals": {

@@ -60,7 +60,9 @@ def get_db() -> Iterator[Session]:
             raise
 
 
-Db = Annotated[Session, Depends(get_db)]
+# "function" scope: committed when the view returns, before the response goes out — a
+# post/redirect/get's next GET must see what the POST wrote
+Db = Annotated[Session, Depends(get_db, scope="function")]
 
 
 def _stamp(user: User) -> str:

@@ -119,8 +119,16 @@ def _page(
     )
 
 
+SHOW_SECRET_KEY = "show_webhook_secret"  # noqa: S105 (a session flag, not a secret)
+
+
 @router.get("")
 def settings_page(request: Request, db: Db, user: CurrentUser) -> Response:
+    """The settings; right after a rotation (once) the new webhook secret, never cached."""
+    if request.session.pop(SHOW_SECRET_KEY, False) and user.webhook_secret:
+        response = _page(request, db, user, new_secret=user.webhook_secret)
+        response.headers["Cache-Control"] = "no-store"
+        return response
     return _page(request, db, user)
 
 
@@ -291,11 +299,12 @@ async def test_channel(request: Request, db: Db, user: CurrentUser, channel: str
 
 @router.post("/webhook/rotate")
 def rotate_secret(request: Request, db: Db, user: CurrentUser) -> Response:
-    """Show the new secret on this one response only; it is never displayed again."""
-    secret = accounts.rotate_webhook_secret(db, user)
-    response = _page(request, db, user, new_secret=secret)
-    response.headers["Cache-Control"] = "no-store"
-    return response
+    """A new secret, then back to the settings page (post/redirect/get: reloading it does not
+    rotate again), which shows the secret on that one view only; the session carries a flag,
+    never the secret."""
+    accounts.rotate_webhook_secret(db, user)
+    request.session[SHOW_SECRET_KEY] = True
+    return redirect("/settings#webhook")
 
 
 @router.post("/tokens/{token_id}/refresh")

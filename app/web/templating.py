@@ -77,7 +77,8 @@ def render(
     status_code: int = 200,
     lang: str | None = None,
 ) -> HTMLResponse:
-    """Render ``templates/web/<name>`` in the request's language (or in ``lang``)."""
+    """Render ``templates/web/<name>`` in the request's language (or ``lang``, when a page
+    knows whose it is without a login, as the unsubscribe and feedback pages do)."""
     lang = lang if lang in i18n.LANGUAGES else request_language(request, user)
     zone = user_zone(user)
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 from datetime import timedelta
 
 import pytest
-from fastapi import FastAPI
 from fastapi.testclient import TestClient
 from sqlmodel import Session
 
@@ -13,7 +12,6 @@ from app.core.config import get_settings
 from app.models import User, utcnow
 from app.services import delivery
 from app.services.delivery_policy import due_digest
-from app.web.unsubscribe import router
 from tests.push import fixtures
 from tests.push.factories import make_concern, make_matches, make_user
 from tests.push.fixtures import drain, rows, verify_signature
@@ -41,9 +39,9 @@ def test_instant_email_arrives_and_unsubscribe_works(session: Session, push_env:
     [row] = rows(session)
     assert (row.status, row.attempts, row.sent_at is not None) == ("sent", 1, True)
 
-    app = FastAPI()
-    app.include_router(router)
-    client = TestClient(app)
+    from app.main import create_app
+
+    client = TestClient(create_app())  # the real application: the route is mounted
     path = link.removeprefix("http://testserver")
     page = client.get(path)
     assert page.status_code == 200 and "<form" in page.text

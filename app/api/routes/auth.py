@@ -4,21 +4,26 @@ password reset by emailed link or SMS code."""
 from __future__ import annotations
 
 import logging
-from typing import Annotated
+from typing import Annotated, Any
 
-from fastapi import APIRouter, Depends, Form, Request, status
-from fastapi.security import OAuth2PasswordRequestForm
+from fastapi import APIRouter, Depends, Request, Response, status
+from fastapi.exceptions import RequestValidationError
+from pydantic import ValidationError
 
 from app.api.deps import CurrentUser, OwnedToken, SessionDep, SettingsDep
 from app.api.errors import responses
 from app.api.schemas import (
+    TOTAL_COUNT,
+    TOTAL_HEADER,
     Accepted,
     RegisterRequest,
     ResetConfirm,
     ResetRequest,
     SmsResetConfirm,
+    TokenRequest,
     TokenResponse,
     VerifyRequest,
+    WithTotal,
 )
 from app.models import ApiTokenPublic, UserPublic
 from app.services import accounts
@@ -39,7 +44,11 @@ def _ip(request: Request) -> str | None:
     summary="Create an account (a verification email is sent)",
 )
 def register(
-    body: RegisterRequest, request: Request, session: SessionDep, settings: SettingsDep
+    body: RegisterRequest,
+    request: Request,
+    session: SessionDep,
+    settings: SettingsDep,
+    response: Response,
 ) -> UserPublic:
     user = accounts.register_user(
         session,
@@ -48,6 +57,7 @@ def register(
         language=body.language,
         ip=_ip(request) or "",
     )
+    response.headers["Location"] = "/api/v1/me"  # the new account, once logged in
     try:
         accounts.send_verification_email(settings, user)
     except Exception:  # the account exists; the user can ask for the email again
@@ -55,27 +65,74 @@ def register(
     return UserPublic.model_validate(user)
 
 
+async def token_request(request: Request) -> TokenRequest:
+    """The credentials, from an OAuth2 password form or a JSON body (the same fields)."""
+    kind = request.headers.get("content-type", "").split(";")[0].strip().lower()
+    raw: Any
+    try:
+        if kind == "application/json":
+            raw = await request.json()
+        else:
+            raw = {k: v for k, v in (await request.form()).items() if isinstance(v, str)}
+    except ValueError:
+        raw = None
+    if not isinstance(raw, dict):
+        raise RequestValidationError(
+            [{"type": "model_type", "loc": ("body",), "msg": "Send a JSON object or a form."}]
+        )
+    try:
+        return TokenRequest.model_validate(raw)
+    except ValidationError as exc:
+        # never echo the submitted values back: one of them is a password
+        errors = [
+            {"type": e["type"], "loc": ("body", *e["loc"]), "msg": e["msg"]}
+            for e in exc.errors(include_url=False)
+        ]
+        raise RequestValidationError(errors) from None
+
+
+_TOKEN_SCHEMA = TokenRequest.model_json_schema()
+_TOKEN_BODY = {
+    "required": True,
+    "content": {
+        "application/x-www-form-urlencoded": {"schema": _TOKEN_SCHEMA},
+        "application/json": {"schema": _TOKEN_SCHEMA},
+    },
+}
+
+
 @router.post(
     "/token",
     responses=responses(401, 429),
-    summary="Log in: OAuth2 password form → bearer token for this device",
+    summary="Log in: OAuth2 password form or JSON → bearer token for this device",
+    openapi_extra={"requestBody": _TOKEN_BODY},
 )
 def token(
-    form: Annotated[OAuth2PasswordRequestForm, Depends()],
+    form: Annotated[TokenRequest, Depends(token_request)],
     request: Request,
     session: SessionDep,
-    device_name: Annotated[str, Form(max_length=100)] = "device",
 ) -> TokenResponse:
     ip = request.client.host if request.client else None
     user = accounts.authenticate(session, email=form.username, password=form.password, ip=ip)
-    plaintext, row = accounts.issue_token(session, user, name=device_name)
+    plaintext, row = accounts.issue_token(session, user, name=form.device_name)
     assert row.id is not None
-    return TokenResponse(access_token=plaintext, token_id=row.id, name=row.name)
+    return TokenResponse(
+        access_token=plaintext, token_id=row.id, name=row.name, expires_at=row.expires_at
+    )
 
 
-@router.get("/tokens", responses=responses(401), summary="The caller's active tokens")
-def list_tokens(user: CurrentUser, session: SessionDep) -> list[ApiTokenPublic]:
-    return [ApiTokenPublic.model_validate(t) for t in accounts.list_tokens(session, user)]
+@router.get(
+    "/tokens",
+    responses={**responses(401), **TOTAL_COUNT},
+    summary="The caller's active tokens (each with its expiry)",
+)
+def list_tokens(
+    user: CurrentUser, session: SessionDep, response: Response, with_total: WithTotal = False
+) -> list[ApiTokenPublic]:
+    found = [ApiTokenPublic.model_validate(t) for t in accounts.list_tokens(session, user)]
+    if with_total:
+        response.headers[TOTAL_HEADER] = str(len(found))
+    return found
 
 
 @router.get("/tokens/{token_id}", responses=responses(401, 404), summary="One active token")

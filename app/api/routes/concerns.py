@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Body, Path, Query, status
+from fastapi import APIRouter, Body, Path, Query, Request, Response, status
 
 from app.api.deps import CurrentUser, OwnedConcern, ProbeDep, SessionDep, SettingsDep
 from app.api.errors import responses
-from app.api.schemas import LearnedTerm, LearnedTerms
+from app.api.schemas import TOTAL_COUNT, TOTAL_HEADER, LearnedTerm, LearnedTerms, WithTotal
 from app.models import ConcernCreate, ConcernPublic, ConcernUpdate, CrawlRunPublic
 from app.services import concerns, feedback, runs, visits
 from app.services.errors import Conflict
@@ -43,9 +43,14 @@ def _id(concern: OwnedConcern) -> int:
     return concern.id
 
 
-@router.get("", summary="The caller's concerns, newest first")
-def list_concerns(user: CurrentUser, session: SessionDep) -> list[ConcernPublic]:
-    return concerns.to_public(session, concerns.list_concerns(session, user))
+@router.get("", responses=TOTAL_COUNT, summary="The caller's concerns, newest first")
+def list_concerns(
+    user: CurrentUser, session: SessionDep, response: Response, with_total: WithTotal = False
+) -> list[ConcernPublic]:
+    found = concerns.to_public(session, concerns.list_concerns(session, user))
+    if with_total:
+        response.headers[TOTAL_HEADER] = str(len(found))
+    return found
 
 
 @router.post(
@@ -58,9 +63,12 @@ def create_concern(
     session: SessionDep,
     settings: SettingsDep,
     probe: ProbeDep,
+    request: Request,
+    response: Response,
     body: ConcernCreate = Body(openapi_examples=_CREATE_EXAMPLES),  # type: ignore[arg-type]
 ) -> ConcernPublic:
     concern = concerns.create_concern(session, user, body, probe=probe, settings=settings)
+    response.headers["Location"] = f"{request.url.path.rstrip('/')}/{concern.id}"
     return concerns.concern_public(session, concern)
 
 
@@ -96,8 +104,10 @@ def delete_concern(concern: OwnedConcern, user: CurrentUser, session: SessionDep
 
 @router.post(
     "/{concern_id}/check-now",
+    status_code=status.HTTP_202_ACCEPTED,
     responses=responses(404, 409, 429),
-    summary="Visit the site right away",
+    summary="Visit the site right away (accepted: the visit runs in the background; "
+    "its result appears under /runs)",
     description="Queues a visit now (``next_visit_at`` becomes now). When the site is being "
     "crawled already, nothing is queued and ``crawling_since`` says since when. 409 "
     "``concern_paused`` when no visit would happen.",
@@ -114,13 +124,19 @@ def check_now(
     return public
 
 
-@router.get("/{concern_id}/runs", responses=responses(404), summary="Recent crawl runs")
+@router.get(
+    "/{concern_id}/runs", responses={**responses(404), **TOTAL_COUNT}, summary="Recent crawl runs"
+)
 def list_runs(
     concern: OwnedConcern,
     user: CurrentUser,
     session: SessionDep,
+    response: Response,
     limit: Annotated[int, Query(ge=1, le=200)] = 50,
+    with_total: WithTotal = False,
 ) -> list[CrawlRunPublic]:
+    if with_total:
+        response.headers[TOTAL_HEADER] = str(runs.count_runs(session, user, _id(concern)))
     return [
         CrawlRunPublic.model_validate(r)
         for r in runs.list_runs(session, user, _id(concern), limit=limit)

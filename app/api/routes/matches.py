@@ -12,7 +12,16 @@ from starlette.concurrency import run_in_threadpool
 
 from app.api.deps import MAX_ID, CurrentUser, CurrentUserId, OwnedMatch, SessionDep
 from app.api.errors import responses
-from app.api.schemas import BulkRequest, BulkResult, FeedbackRequest, MatchPage, MatchUpdate
+from app.api.schemas import (
+    TOTAL_COUNT,
+    TOTAL_HEADER,
+    BulkRequest,
+    BulkResult,
+    FeedbackRequest,
+    MatchPage,
+    MatchUpdate,
+    WithTotal,
+)
 from app.core.db import get_engine
 from app.models import DeliveryPublic, MatchPublic
 from app.services import delivery, feedback, matches
@@ -40,6 +49,7 @@ def _page_json(items: list[dict[str, Any]], next_cursor: str | None) -> bytes:
 @router.get(
     "",
     response_model=MatchPage,
+    responses=TOTAL_COUNT,
     summary="The caller's messages, newest first, one page at a time",
 )
 async def list_matches(
@@ -55,11 +65,12 @@ async def list_matches(
     unread: Annotated[bool | None, Query(description="true: unread only; false: read only")] = None,
     cursor: Annotated[str | None, Query(max_length=200, description="next_cursor")] = None,
     limit: Annotated[int, Query(ge=1, le=200)] = 50,
+    with_total: WithTotal = False,
 ) -> Response:
     # the API's hot path: the token comes from the cache (no thread, no query) and the page
     # is read and serialised in one worker thread with its own short session, so the pooled
     # connection is taken and given back inside that thread
-    def page() -> bytes:
+    def page() -> tuple[bytes, int | None]:
         with Session(get_engine(), expire_on_commit=False) as session:
             items, next_cursor = matches.list_match_rows(
                 session,
@@ -75,9 +86,19 @@ async def list_matches(
                 cursor=cursor,
                 limit=limit,
             )
-        return _page_json(items, next_cursor)
+            total = None
+            if with_total:  # every match of the filters, not only those after the cursor
+                total = matches.count_matches(
+                    session, user_id, concern_id=concern_id, keyword=keyword, site=site,
+                    since=since, until=until, q=q, unread=unread,
+                )  # fmt: skip
+        return _page_json(items, next_cursor), total
 
-    return Response(await run_in_threadpool(page), media_type="application/json")
+    body, total = await run_in_threadpool(page)
+    response = Response(body, media_type="application/json")
+    if total is not None:
+        response.headers[TOTAL_HEADER] = str(total)
+    return response
 
 
 @router.post("/bulk", summary="Mark read / unread or delete many messages")

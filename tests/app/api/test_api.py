@@ -171,7 +171,7 @@ def test_concern_crud(client: TestClient) -> None:
     _error(client.post(f"/api/v1/concerns/{cid}/check-now", headers=auth), 409, "concern_paused")
     client.patch(f"/api/v1/concerns/{cid}", headers=auth, json={"enabled": True})
     checked = client.post(f"/api/v1/concerns/{cid}/check-now", headers=auth)
-    assert checked.status_code == 200 and checked.json()["crawling_since"] is None
+    assert checked.status_code == 202 and checked.json()["crawling_since"] is None
     assert [c["id"] for c in client.get("/api/v1/concerns", headers=auth).json()] == [cid]
     assert client.delete(f"/api/v1/concerns/{cid}", headers=auth).status_code == 204
     _error(client.get(f"/api/v1/concerns/{cid}", headers=auth), 404, "concern_not_found")

@@ -194,8 +194,11 @@ def test_password_reset_link_works_once(client, db, alice):
     from app.core.config import get_settings
     from app.services.accounts import make_password_reset_token
 
-    notice = post(client, "/forgot", {"email": alice.email}, page="/forgot")
-    assert notice.status_code == 200 and "请查收邮件" in notice.text
+    sent = post(client, "/forgot", {"email": alice.email}, page="/forgot")
+    # post/redirect/get: reloading the notice asks for no second mail
+    assert sent.status_code == 303 and sent.headers["location"] == "/forgot/sent"
+    notice = client.get("/forgot/sent")
+    assert notice.status_code == 200 and "请查收邮件" in notice.text and alice.email in notice.text
     token = make_password_reset_token(get_settings(), alice)
     form = client.get(f"/reset-password?token={token}")
     assert form.status_code == 200 and token in form.text

@@ -188,13 +188,30 @@ def _simulate_crawl(email: str) -> None:
                     title=title,
                     url=url,
                     snippet=snippet,
-                    created_at=now - timedelta(minutes=5 + 40 * n),
+                    created_at=now - timedelta(minutes=27 + n),  # during the latest visit
                 )
             )
         for n, (fetched, matched) in enumerate(
             [(120, 31), (180, 62), (95, 44), (200, 97), (160, 88), (140, 71)]
         ):
-            started = now - timedelta(hours=6 * (6 - n))
+            started = now - timedelta(hours=6 * (5 - n), minutes=30)
+            for k in range(matched // 5 if n < 5 else 0):  # this concern's older, deleted finds
+                url = f"https://sports.example.com/news/2026/old-{n}-{k}.html"
+                page = Page(canonical_url=url, final_url=url, title=f"旧闻 {n}-{k}")
+                db.add(page)
+                db.flush()
+                db.add(
+                    Match(
+                        concern_id=concern.id,
+                        page_id=page.id,
+                        user_id=user.id,
+                        fingerprint=f"browser-old-{n}-{k}",
+                        title=page.title,
+                        url=url,
+                        created_at=started + timedelta(minutes=1),
+                        deleted_at=now,
+                    )
+                )
             db.add(
                 CrawlRun(
                     site_id=concern.site_id,
@@ -299,3 +316,213 @@ def test_register_verify_follow_read_logout(live: dict[str, Any], tmp_path: Path
         browser.close()
     for name in ("login", "concern-form", "concerns", "messages", "report", "settings"):
         assert (shots / f"{name}.png").stat().st_size > 10_000
+
+
+PHONE = {"width": 375, "height": 740}
+DESKTOP = {"width": 1280, "height": 860}
+
+# Visible controls a thumb has to hit, each with its box when under 44 × 44 CSS px (inline text
+# links inside sentences are exempt, as WCAG 2.5.8 exempts them).
+_SMALL_TARGETS = """() => {
+  const sel = 'button, .btn, select, summary, .nav a, .menu-toggle, label.inline, a.back,'
+    + ' .langs a, .actions > a, .empty a,'
+    + ' input:not([type=hidden]):not([type=checkbox]):not([type=radio])';
+  const out = [];
+  for (const el of document.querySelectorAll(sel)) {
+    const r = el.getBoundingClientRect();
+    if (!r.width || !r.height || getComputedStyle(el).visibility === 'hidden') continue;
+    if (el.closest('label.inline') && el.tagName === 'INPUT') continue;
+    if (r.height < 44 - 0.5 || r.width < 44 - 0.5) {
+      out.push(el.tagName + '.' + el.className + ' "' + (el.textContent || el.name || '').trim()
+        .slice(0, 20) + '" ' + Math.round(r.width) + 'x' + Math.round(r.height));
+    }
+  }
+  return out;
+}"""
+
+
+def _look(page: Any, shots: Path, name: str, *, phone: bool) -> None:
+    """The page fits the viewport (no sideways scroll), on a phone every control is big
+    enough to tap, and a full-page screenshot is kept."""
+    page.wait_for_load_state("load")
+    width, inner = page.evaluate("() => [document.documentElement.scrollWidth, window.innerWidth]")
+    assert width <= inner, f"{name}: the page scrolls sideways ({width} > {inner} px)"
+    if phone:
+        small = page.evaluate(_SMALL_TARGETS)
+        assert not small, f"{name}: tap targets under 44 px: {small}"
+    page.screenshot(path=str(shots / f"{name}{'-phone' if phone else ''}.png"), full_page=True)
+    if phone:
+        for narrow in (360, 414):  # the common range of phone widths
+            page.set_viewport_size({"width": narrow, "height": PHONE["height"]})
+            width = page.evaluate("() => document.documentElement.scrollWidth")
+            assert width <= narrow, f"{name}: scrolls sideways at {narrow} px ({width})"
+        page.set_viewport_size(PHONE)
+    # let the layout settle (two frames) before the caller clicks anything
+    page.evaluate("() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))")
+
+
+def test_every_page_fits_a_phone_and_a_desktop(live: dict[str, Any], tmp_path: Path) -> None:
+    """Every page at 375 px (a phone) and 1280 px: no sideways scroll, tap targets ≥ 44 px on
+    the phone, the navigation folds into a menu button there, and screenshots of each."""
+    from playwright.sync_api import expect, sync_playwright
+    from sqlmodel import Session, col, select
+
+    from app.core.config import get_settings
+    from app.core.db import get_engine
+    from app.models import Match, User, utcnow
+    from app.services import accounts
+    from app.services.delivery_compose import unsubscribe_url
+
+    shots = Path(os.environ.get("TIMELYPUSH_SCREENSHOT_DIR") or tmp_path / "shots")
+    shots.mkdir(parents=True, exist_ok=True)
+    base = live["url"]
+    email = "xiaohong@example.com"
+    with Session(get_engine(), expire_on_commit=False) as db:
+        user = accounts.register_user(db, email=email, password="correct-horse-battery")
+        user.email_verified_at = utcnow()
+        db.add(user)
+        db.commit()
+        unsubscribe = unsubscribe_url(get_settings(), user.id)  # type: ignore[arg-type]
+
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        for phone in (True, False):
+            context = browser.new_context(
+                locale="zh-CN",
+                viewport=PHONE if phone else DESKTOP,
+                extra_http_headers={"Accept-Language": "zh-CN,zh;q=0.9"},
+            )
+            page = context.new_page()
+            page.set_default_timeout(15_000)
+
+            for path, name in (
+                ("/login", "login"),
+                ("/register", "register"),
+                ("/forgot", "forgot"),
+            ):
+                page.goto(base + path)
+                _look(page, shots, name, phone=phone)
+            page.goto(base + "/login")
+            page.fill("#email", email)
+            page.fill("#password", "correct-horse-battery")
+            page.click("button[type=submit]:has-text('登录')")
+            expect(page).to_have_url(re.compile(r"/messages$"))
+
+            nav = page.locator("nav.nav a[href='/concerns']")
+            if phone:  # the navigation is folded behind the menu button
+                expect(nav).to_be_hidden()
+                page.click(".menu-toggle")
+                expect(nav).to_be_visible()
+                _look(page, shots, "menu", phone=True)
+                nav.click()
+                expect(page).to_have_url(re.compile(r"/concerns$"))
+            else:
+                expect(page.locator(".menu-toggle")).to_be_hidden()
+                expect(nav).to_be_visible()
+                page.goto(base + "/concerns")
+            if phone:
+                _look(page, shots, "concerns-empty", phone=True)
+
+            page.goto(base + "/concerns/new")
+            _look(page, shots, "concern-form", phone=phone)
+            if phone:
+                page.fill("#seed_url", live["site"])
+                page.fill("#keywords", "足球，中超")
+                page.click("button:has-text('保存')")
+                expect(page.locator(".flash.success")).to_contain_text("关注已添加")
+                _simulate_crawl(email)
+            page.goto(base + "/concerns")
+            _look(page, shots, "concerns", phone=phone)
+            page.click(".concern a:has-text('编辑')")
+            # strategy parameters wait under "高级", explained in plain words
+            expect(page.locator("#param_W")).to_be_hidden()
+            page.click("#advanced summary")
+            expect(page.locator("#param_W")).to_be_visible()
+            expect(page.locator("#advanced")).to_contain_text("每个页面最多继续访问多少个链接")
+            _look(page, shots, "concern-edit", phone=phone)
+
+            page.goto(base + "/messages")
+            expect(page.locator("article.msg")).to_have_count(3)
+            if phone:  # the feed comes first: filters beyond search fold away
+                expect(page.locator("#keyword")).to_be_hidden()
+                page.click(".filters-toggle")
+                expect(page.locator("#keyword")).to_be_visible()
+                page.click(".filters-toggle")
+            page.locator("article.msg").first.locator("summary").click()
+            _look(page, shots, "messages", phone=phone)
+            page.locator("article.msg .title").first.click()
+            expect(page.locator("#deliveries")).to_be_visible()
+            _look(page, shots, "message", phone=phone)
+
+            page.goto(base + "/concerns")
+            page.click(".concern a:has-text('抓取报告')")
+            expect(page.locator("#harvest-chart")).to_have_attribute("data-rendered", "1")
+            _look(page, shots, "report", phone=phone)
+
+            page.goto(base + "/settings")
+            _look(page, shots, "settings", phone=phone)
+            # a new webhook secret is shown once, on a GET page: reloading does not rotate again
+            page.click("#rotate-secret")
+            expect(page.locator("#new-secret")).to_be_visible()
+            expect(page).to_have_url(re.compile(r"/settings(#webhook)?$"))
+            page.reload()  # a GET of /settings (the unit test checks the secret is unchanged)
+            expect(page.locator("#new-secret")).to_have_count(0)
+
+            page.goto(base + "/no/such/page")
+            _look(page, shots, "not-found", phone=phone)
+            page.goto(unsubscribe)
+            _look(page, shots, "unsubscribe", phone=phone)
+            if phone:  # the link from the mail: confirm, then offered to subscribe again
+                page.click("#unsubscribe-confirm")
+                expect(page.locator("h1")).to_have_text("您已退订")
+                expect(page).to_have_url(unsubscribe)  # a GET page: reloading is harmless
+                _look(page, shots, "unsubscribed", phone=True)
+                page.click("#resubscribe")
+                expect(page.locator("h1")).to_have_text("已重新订阅")
+            context.close()
+        browser.close()
+    with Session(get_engine()) as db:
+        owner = db.exec(select(User).where(User.email == email)).one()
+        shown = select(Match).where(Match.user_id == owner.id, col(Match.deleted_at).is_(None))
+        assert len(db.exec(shown).all()) == 3
+
+
+def test_api_docs_render_from_the_app_itself(live: dict[str, Any], tmp_path: Path) -> None:
+    """/docs (Swagger UI) and /redoc draw the API under the app's own Content-Security-Policy,
+    with every script and style from the app: nothing is fetched from another host."""
+    from playwright.sync_api import expect, sync_playwright
+
+    shots = Path(os.environ.get("TIMELYPUSH_SCREENSHOT_DIR") or tmp_path / "shots")
+    shots.mkdir(parents=True, exist_ok=True)
+    base = live["url"]
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        context = browser.new_context(viewport=DESKTOP)
+        requested: list[str] = []
+        context.on("request", lambda r: requested.append(r.url))
+        answered: list[str] = []
+        context.on("response", lambda r: answered.append(r.url))
+        page = context.new_page()
+        page.set_default_timeout(20_000)
+        refused: list[str] = []
+        page.on(
+            "console", lambda m: refused.append(m.text) if "Security Policy" in m.text else None
+        )
+
+        page.goto(base + "/docs")
+        expect(page.locator(".swagger-ui .info .title")).to_contain_text("Timely Push API")
+        concerns = page.locator(".opblock-summary-path", has_text="/api/v1/concerns").first
+        expect(concerns).to_be_visible()
+        page.screenshot(path=str(shots / "api-docs.png"))
+        foreign = [u for u in requested if not u.startswith((base, "data:", "blob:"))]
+        assert not foreign, foreign
+        assert not refused, refused
+
+        page.goto(base + "/redoc")
+        expect(page.locator("h1", has_text="Timely Push API")).to_be_visible()
+        expect(page.get_by_text("/api/v1/concerns").first).to_be_attached()
+        context.close()
+        browser.close()
+    # ReDoc's built-in credit logo points at its CDN; the policy stops it in the browser
+    assert not [u for u in answered if not u.startswith((base, "data:", "blob:"))]
+    assert all("cdn.redoc.ly" in text for text in refused), refused

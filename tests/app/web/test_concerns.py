@@ -249,3 +249,63 @@ def test_check_now_is_rate_limited_with_a_page_in_the_users_language(
     second = post(alice_client, f"/concerns/{concern.id}/check", page="/concerns")
     assert second.status_code == 429
     assert "尝试次数过多" in second.text and int(second.headers["retry-after"]) > 3000
+
+
+def test_check_now_on_an_unchanged_site_says_so(alice_client, db, alice):
+    """After "立即检查" the visit finds the feed unchanged: the list says the site has not
+    changed since last time and when the next visit is, instead of nothing at all."""
+    from tests.app.web.factories import make_run
+
+    concern = make_concern(db, alice)
+    assert post(alice_client, f"/concerns/{concern.id}/check", page="/concerns").status_code == 303
+    make_run(db, concern, 1, 0, status="not_modified")
+    page = alice_client.get("/concerns")
+    assert "网站自上次以来没有变化，下次访问" in page.text
+    make_run(db, concern, 1, 0, status="failed", error="timeout: /")
+    assert "失败：timeout: /" in alice_client.get("/concerns").text
+
+
+def test_synonyms_on_the_form_and_strategy_under_advanced(alice_client, site_url, db, alice):
+    form = alice_client.get("/concerns/new").text
+    assert 'id="synonyms"' in form and "同义词" in form
+    # strategy and its parameters wait, folded, under "高级" with help in plain words
+    assert re.search(r'<details class="advanced" id="advanced">\s*<summary>高级', form)
+    assert "大多数用户保持默认即可" in form and "每个页面最多继续访问多少个链接" in form
+    response = post(
+        alice_client,
+        "/concerns/new",
+        {
+            "seed_url": site_url,
+            "keywords": "国家足球队",
+            "synonyms": "国足、男足",
+            "priority": "0",
+            "max_pages": "200",
+            "strategy": "adaptive",
+            "enabled": "1",
+        },
+        page="/concerns/new",
+    )
+    assert response.status_code == 303, response.text
+    concern = db.exec(__import__("sqlmodel").select(Concern)).one()
+    assert concern.synonyms == ["国足", "男足"]
+    assert "≈ 国足" in alice_client.get("/concerns").text
+    edit = alice_client.get(f"/concerns/{concern.id}/edit").text
+    assert 'value="国足, 男足"' in edit
+    assert '<details class="advanced" id="advanced">' in edit  # defaults: still folded
+    # a wrong parameter opens the section, with the message next to it
+    bad = post(
+        alice_client,
+        f"/concerns/{concern.id}/edit",
+        {
+            "seed_url": site_url,
+            "keywords": "国家足球队",
+            "priority": "0",
+            "max_pages": "200",
+            "strategy": "adaptive",
+            "param_gamma": "7",
+        },
+        page="/concerns",
+    )
+    assert bad.status_code == 422
+    assert '<details class="advanced" id="advanced" open>' in bad.text
+    assert "请输入 0 到 1 之间的数字。" in bad.text

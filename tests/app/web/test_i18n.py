@@ -40,6 +40,7 @@ def test_dynamic_keys_are_translated():
         *(f"push:{m}" for m in PUSH_MODES),
         *(f"scope:{s}" for s in ("host", "domain", "any")),
         *(p.label for p in PARAMS),
+        *(p.help for p in PARAMS),
     ]:
         assert key in i18n.ZH, key
         assert i18n.translate("en", key)

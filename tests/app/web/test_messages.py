@@ -239,3 +239,32 @@ def test_the_dashboard_says_how_to_start_pushes_until_verified(alice_client, db,
     db.add(alice)
     db.commit()
     assert 'id="verify-notice"' not in alice_client.get("/messages").text
+
+
+def test_headlines_without_the_site_name_and_summaries_without_the_headline(
+    alice_client, db, alice
+):
+    """The feed shows "国足世预赛名单公布", not "…_体育_门户新闻", and under it the article's
+    first sentences, not the title again; searching still reads the whole stored title."""
+    concern = make_concern(db, alice)
+    site = "https://sports.portal.example.cn/"
+    stories = [
+        (
+            "国足世预赛名单公布_体育_门户新闻",
+            "国足世预赛名单公布 国家队公布集训名单，多名新人入选。",
+        ),
+        ("中超前瞻_体育_门户新闻", "中超前瞻_体育_门户新闻"),  # the description is the title
+        ("女排夺冠_体育_门户新闻", "女排在决赛中三比零获胜。"),
+    ]
+    for n, (title, snippet) in enumerate(stories):
+        make_match(db, concern, n, title=title, snippet=snippet, url=f"{site}{n}.html")
+    page = alice_client.get("/messages").text
+    titles = re.findall(r'<a class="title" href="/messages/\d+"[^>]*>(.*?)</a>', page, re.S)
+    shown = [re.sub(r"<[^>]+>", "", t) for t in titles]  # newest first
+    assert shown == ["女排夺冠", "中超前瞻", "国足世预赛名单公布"]
+    assert "门户新闻</a>" not in page
+    snippets = re.findall(r'<div class="snippet">(.*?)</div>', page, re.S)
+    assert re.sub(r"<[^>]+>", "", snippets[2]) == "国家队公布集训名单，多名新人入选。"
+    assert snippets[1] == ""  # nothing rather than the title twice
+    found = alice_client.get("/messages", params={"q": "门户新闻"}).text
+    assert len(re.findall(r'<article class="msg', found)) == 3

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import re
 
-from tests.app.web.factories import make_concern, make_run
+from tests.app.web.factories import make_concern, make_match, make_run
 
 
 def test_report_without_runs(alice_client, db, alice):
@@ -18,6 +18,10 @@ def test_report_without_runs(alice_client, db, alice):
 def test_report_shows_runs_chart_and_errors(alice_client, db, alice):
     concern = make_concern(db, alice)
     make_run(db, concern, 100, 40, hours_ago=5)
+    for n in range(40):  # the concern's own matches, found during the first run
+        make_match(db, concern, n, age_minutes=5 * 60 - 1)
+    for n in range(40, 50):  # and during the second
+        make_match(db, concern, n, age_minutes=2 * 60 - 1)
     make_run(
         db,
         concern,
@@ -52,3 +56,32 @@ def test_chart_library_and_license_are_served(client):
     js = client.get("/static/vendor/chartjs/chart.umd.min.js")
     assert js.status_code == 200 and "Chart.js v4" in js.text[:200]
     assert "MIT License" in client.get("/static/vendor/chartjs/LICENSE.md").text
+
+
+def test_report_counts_the_concerns_own_matches_on_a_shared_site(
+    alice_client, bob_client, db, alice, bob
+):
+    """Alice and Bob follow the same site: one visit, 40 pages matched between them, 3 of them
+    Alice's. Her report says 3 (and the 120 pages the visit fetched for everyone)."""
+    mine = make_concern(db, alice, keywords="中超")
+    theirs = make_concern(db, bob, keywords="足球")
+    assert mine.site_id == theirs.site_id
+    make_run(db, mine, 120, 40, hours_ago=1)
+    for n in range(3):
+        make_match(db, mine, n, age_minutes=59)
+    for n in range(37):
+        make_match(db, theirs, n, age_minutes=59)
+    make_match(db, mine, 99, age_minutes=5)  # after the run: not the run's
+
+    page = alice_client.get(f"/concerns/{mine.id}/report")
+    text = re.sub(r"\s+", " ", page.text)
+    assert re.search(r'id="total-matched"><div class="num">3<', text), "site-wide count shown"
+    assert re.search(r'id="total-fetched"><div class="num">120<', text)
+    assert "抓取页数（所有关注者共享）" in text and "本关注命中数" in text
+    assert "2.5%" in text  # 3 of 120
+    data = json.loads(
+        re.search(r'id="harvest-data">(.*?)</script>', page.text, re.S).group(1)  # type: ignore[union-attr]
+    )
+    assert data["matched"] == [3] and data["fetched"] == [120]
+    bobs = bob_client.get(f"/concerns/{theirs.id}/report").text
+    assert re.search(r'id="total-matched"><div class="num">37<', re.sub(r"\s+", " ", bobs))

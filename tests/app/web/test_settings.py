@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from tests.app.web.conftest import post
 
 
@@ -92,13 +94,21 @@ def test_push_preferences(alice_client, db, alice):
 
 
 def test_webhook_secret_is_shown_once(alice_client, db, alice):
-    page = post(alice_client, "/settings/webhook/rotate", page="/settings")
-    assert page.status_code == 200 and page.headers["cache-control"] == "no-store"
+    rotated = post(alice_client, "/settings/webhook/rotate", page="/settings")
+    # post/redirect/get: the browser lands on a GET page, so a reload does not rotate again
+    assert rotated.status_code == 303 and rotated.headers["location"] == "/settings#webhook"
+    page = alice_client.get("/settings")
+    assert page.headers["cache-control"] == "no-store"
     db.refresh(alice)
     assert alice.webhook_secret and alice.webhook_secret in page.text
-    assert alice.webhook_secret not in alice_client.get("/settings").text
-    again = post(alice_client, "/settings/webhook/rotate", page="/settings")
+    assert alice.webhook_secret not in rotated.headers.get("set-cookie", "")
+    reloaded = alice_client.get("/settings")
+    assert alice.webhook_secret not in reloaded.text
+    db.refresh(alice)
+    assert alice.webhook_secret in page.text  # the reload changed nothing
     old = alice.webhook_secret
+    post(alice_client, "/settings/webhook/rotate", page="/settings")
+    again = alice_client.get("/settings")
     db.refresh(alice)
     assert alice.webhook_secret != old and alice.webhook_secret in again.text
 
@@ -221,3 +231,28 @@ def test_download_data_and_delete_account_from_the_dashboard(alice_client, clien
     assert "您的账户及全部数据已删除" in alice_client.get("/login").text
     failed = post(client, "/login", {"email": alice.email, "password": "password123"})
     assert failed.status_code == 401
+
+
+def test_api_tokens_show_when_they_expire(alice_client, db, alice):
+    from datetime import UTC, datetime
+
+    from app.services import accounts
+
+    _, phone = accounts.issue_token(db, alice, name="iPhone")
+    _, laptop = accounts.issue_token(db, alice, name="Laptop")
+    laptop.expires_at = datetime(2027, 3, 1, 4, 0, tzinfo=UTC)  # 12:00 in Shanghai
+    db.add(laptop)
+    db.commit()
+    page = alice_client.get("/settings").text
+    expiries = re.findall(r'<td data-label="到期时间" class="expires">(.*?)</td>', page)
+    by_name = dict(
+        zip(re.findall(r'<td data-label="名称">(.*?)</td>', page), expiries, strict=True)
+    )
+    assert by_name["Laptop"] == "2027-03-01 12:00"
+    if phone.expires_at is None:
+        assert by_name["iPhone"] == "不过期（直到吊销）"
+    else:  # tokens issued with a lifetime show its end in the user's time zone
+        from zoneinfo import ZoneInfo
+
+        local = phone.expires_at.astimezone(ZoneInfo("Asia/Shanghai"))
+        assert by_name["iPhone"] == local.strftime("%Y-%m-%d %H:%M")

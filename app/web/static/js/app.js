@@ -1,4 +1,19 @@
-// Small progressive enhancements: confirm dangerous forms, "select all" in the message list.
+// Small progressive enhancements: confirm dangerous forms, "select all" in the message list,
+// the folding navigation on phones (without script the menu simply stays open).
+document.documentElement.classList.add("js");
+document.addEventListener("click", function (e) {
+  var more = e.target && e.target.closest && e.target.closest(".filters-toggle");
+  if (more) {
+    var shown = more.form.classList.toggle("open");
+    more.setAttribute("aria-expanded", shown ? "true" : "false");
+    return;
+  }
+  var toggle = e.target && e.target.closest && e.target.closest(".menu-toggle");
+  if (!toggle) { return; }
+  var open = toggle.getAttribute("aria-expanded") !== "true";
+  toggle.setAttribute("aria-expanded", open ? "true" : "false");
+  document.querySelector(".topbar").classList.toggle("open", open);
+});
 document.addEventListener("submit", function (e) {
   var form = e.target;
   var text = form.getAttribute && form.getAttribute("data-confirm");
