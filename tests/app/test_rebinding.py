@@ -68,6 +68,7 @@ def test_webhook_delivery_never_reaches_the_rebound_address(
 ) -> None:
     good, evil = servers
     user = make_user(session, email_enabled=False, webhook_enabled=True, webhook_url=_url(good))
+    session.commit()  # as a request does before the service call
     delivery.enqueue_for_matches(session, make_matches(session, make_concern(session, user), 1))
     session.commit()
     drain()
@@ -88,6 +89,7 @@ def test_channel_test_is_not_a_port_scanner(
     good, evil = servers
     evil.default = 404  # an internal service answering: its status must not come back
     user = make_user(session, webhook_enabled=True, webhook_url=_url(good))
+    session.commit()  # as a request does before the service call
     result = delivery.send_channel_test(session, get_settings(), user, "webhook")
     assert evil.requests == []
     assert not result.ok and "404" not in (result.error or "")
@@ -120,6 +122,7 @@ def test_checked_address_is_used_when_the_name_stays_put(
     monkeypatch.setattr(socket, "getaddrinfo", getaddrinfo)
     try:
         user = make_user(session, webhook_enabled=True, webhook_url=_url(good))
+        session.commit()  # as a request does before the service call
         result = delivery.send_channel_test(session, get_settings(), user, "webhook")
         assert result.ok, result.error
         [received] = good.requests

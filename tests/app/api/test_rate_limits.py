@@ -78,7 +78,7 @@ def test_check_now_and_delivery_resend(limited: TestClient) -> None:
     )
     concern_id = resp.json()["id"]
     check = f"/api/v1/concerns/{concern_id}/check-now"
-    assert limited.post(check, headers=auth).status_code == 200
+    assert limited.post(check, headers=auth).status_code == 202
     _limited(limited.post(check, headers=auth))
     with Session(get_engine(), expire_on_commit=False) as s:
         concern = s.get(Concern, concern_id)

@@ -66,6 +66,14 @@ def test_report_counts_the_concerns_own_matches_on_a_shared_site(
     mine = make_concern(db, alice, keywords="中超")
     theirs = make_concern(db, bob, keywords="足球")
     assert mine.site_id == theirs.site_id
+    from datetime import timedelta
+
+    from app.models import utcnow
+
+    for concern in (mine, theirs):  # both followed the site before the visit
+        concern.created_at = utcnow() - timedelta(hours=2)
+        db.add(concern)
+    db.commit()
     make_run(db, mine, 120, 40, hours_ago=1)
     for n in range(3):
         make_match(db, mine, n, age_minutes=59)
