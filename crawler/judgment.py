@@ -14,13 +14,12 @@ labelled data from the user:
 3. **A text classifier per concern** — logistic regression over the words of the page (title
    weighted ×3, meta / description ×2, body ×1, sublinear counts, L2-normalised), with the
    user's own terms masked so that it must learn the topic's *other* words. It is trained by
-   positive-unlabelled learning (Elkan & Noto 2008): a first model ``g`` separates labelled
-   positives from the unlabelled, its mean on the positives estimates ``c = P(labelled |
-   relevant)``, each unlabelled item then counts as relevant with weight
-   ``(1−c)/c · g/(1−g)``, and the final model ``f`` is trained on those weights. The user's
-   feedback enters ``f`` as hard labels with weight ``feedback_weight``, and the previous
-   visit's ``f`` is the prior that the new weights are pulled towards (L2 towards it), so a
-   revisit starts from what the last visit learned.
+   positive-unlabelled learning (Elkan & Noto 2008): ``g`` separates labelled positives (and
+   👍 verdicts, weight ``feedback_weight``) from the unlabelled (and 👎), classes balanced; two
+   stratified folds give each seen page a held-out score, Platt scaling turns it into
+   P(labelled | page), and ``c`` = its mean over the labelled estimates P(labelled |
+   relevant), so ``p_model = min(1, P(labelled) / c)``. The previous visit's model judges a
+   revisit's first pages, until the visit has enough pages of its own to refit.
 4. **Probability** — ``1 − (1 − p_literal)(1 − p_model)``: either kind of evidence can carry a
    page, neither has to.
 
@@ -63,7 +62,6 @@ JUDGE_DEFAULTS: dict[str, float] = {
     "threshold": 0.65,
     "min_positives": 4,
     "min_items": 15,
-    "max_df": 1.0,
     "warm_items": 150,
     "body_chars": 8000,
     "w_title": 3.0,
@@ -203,8 +201,7 @@ class _Seen:
 
 
 class _Model:
-    """Sparse logistic regression over term features, trained by full-batch Adam with L2
-    towards a prior weight vector."""
+    """Sparse logistic regression over term features, trained by full-batch Adam with L2."""
 
     def __init__(self, weights: Mapping[str, float] | None = None, bias: float = 0.0) -> None:
         self.weights: dict[str, float] = dict(weights or {})
@@ -226,7 +223,6 @@ class _Model:
         *,
         l2: float,
         epochs: int,
-        prior: _Model | None = None,
     ) -> _Model:
         vocab: dict[str, int] = {}
         r_idx: list[int] = []
@@ -245,13 +241,7 @@ class _Model:
         y = np.asarray(labels, dtype=np.float64)
         sw = np.asarray(weights, dtype=np.float64)
         sw = sw / max(sw.sum(), 1e-9)
-        w0 = np.zeros(d)
-        b0 = 0.0
-        if prior is not None:
-            for term, j in vocab.items():
-                w0[j] = prior.weights.get(term, 0.0)
-            b0 = prior.bias
-        w, b = w0.copy(), b0
+        w, b = np.zeros(d), 0.0
         m_w, v_w = np.zeros(d), np.zeros(d)
         m_b = v_b = 0.0
         lr, beta1, beta2, eps = 0.1, 0.9, 0.999, 1e-8
@@ -259,7 +249,7 @@ class _Model:
             z = np.bincount(rr, weights=xv * w[cc], minlength=n) + b
             p = 1.0 / (1.0 + np.exp(-np.clip(z, -30, 30)))
             err = (p - y) * sw
-            g_w = np.bincount(cc, weights=xv * err[rr], minlength=d) + l2 * (w - w0)
+            g_w = np.bincount(cc, weights=xv * err[rr], minlength=d) + l2 * w
             g_b = float(err.sum())
             m_w = beta1 * m_w + (1 - beta1) * g_w
             v_w = beta2 * v_w + (1 - beta2) * g_w * g_w
@@ -270,9 +260,6 @@ class _Model:
             b -= lr * (m_b / corr1) / (math.sqrt(v_b / corr2) + eps)
         terms = list(vocab)
         out = {terms[j]: float(w[j]) for j in np.flatnonzero(np.abs(w) > 1e-4)}
-        if prior is not None:  # terms of the prior this visit did not see keep their weight
-            for term, value in prior.weights.items():
-                out.setdefault(term, value)
         return cls(out, float(b))
 
     @classmethod
@@ -372,7 +359,6 @@ class Judge:
         self._fitted_at = 0
         self._final = False
         self.held: dict[str, float] = {}
-        self.chrome: set[str] = set()
         self.mid = float(state.get("mid", 0.0)) if state else 0.0
         self.scale = float(state.get("scale", 1.0)) if state else 1.0
 
@@ -527,7 +513,7 @@ class Judge:
         if self.model is None or not features:
             return 0.0, []
         w = self.model.weights
-        contrib = [(t, v * w.get(t, 0.0)) for t, v in features.items() if t not in self.chrome]
+        contrib = [(t, v * w.get(t, 0.0)) for t, v in features.items()]
         fired = sorted((c for c in contrib if c[1] > 0.05), key=lambda c: -c[1])[:8]
         z = self.held.get(seen.url)
         if z is None:
@@ -559,14 +545,12 @@ class Judge:
         positives = int(sum(labels))
         if positives < p["min_positives"] or len(rows) - positives < p["min_positives"]:
             return
-        rows = self._without_chrome(rows)
         # balanced: the labelled and the unlabelled weigh the same in total
         pos_w = sum(w for w, y in zip(weights, labels, strict=True) if y > 0)
         unl_w = sum(w for w, y in zip(weights, labels, strict=True) if y == 0)
         weights = [w / pos_w if y > 0 else w / unl_w for w, y in zip(weights, labels, strict=True)]
-        # no prior here: the last visit's model saw these pages too, and starting from it
-        # would leak the held-out pages into their own scores (the prior judges the visit's
-        # first pages, until this refit)
+        # from scratch, not from the last visit's model: it saw these pages too, and would
+        # leak the held-out pages into their own scores
         fit = functools.partial(_Model.fit, l2=p["l2"], epochs=int(p["epochs"]))
         held: list[float] = [0.0] * len(rows)
         # two folds, stratified: every other positive and every other unlabelled page
@@ -597,17 +581,6 @@ class Judge:
         self.model = _Model.mean(models).pruned(int(p["max_weights"]))
         self._fitted_at = len(self.seen)
 
-    def _without_chrome(self, rows: list[Mapping[str, float]]) -> list[Mapping[str, float]]:
-        """Drop words on more than ``max_df`` of the items (site names, channel labels in
-        every title): they say where a page is, not what it is about."""
-        df = Counter(t for row in rows for t in row)
-        limit = self.params["max_df"] * len(rows)
-        chrome = {t for t, n in df.items() if n > limit}
-        self.chrome = chrome
-        if not chrome:
-            return rows
-        return [{t: v for t, v in row.items() if t not in chrome} for row in rows]
-
     def finish(self) -> list[tuple[str, Judgment]]:
         """End of the visit: refit on everything seen and re-judge the items not yet pushed.
 
@@ -625,12 +598,6 @@ class Judge:
                 seen.pushed = True
                 out.append((seen.url, judgment))
         return out
-
-    def mark_pushed(self, url: str) -> None:
-        """Record that ``url`` was pushed elsewhere (e.g. by an earlier visit)."""
-        seen = self._by_url.get(url)
-        if seen is not None:
-            seen.pushed = True
 
     # -- what was learned -----------------------------------------------------------------
     def learned_terms(self, n: int = 20) -> list[tuple[str, float]]:
