@@ -7,7 +7,7 @@ import asyncio
 from collections.abc import Iterator
 from typing import Annotated
 
-from fastapi import Depends, Path
+from fastapi import Depends, Path, Request
 from fastapi.security import OAuth2PasswordBearer
 from sqlmodel import Session, col, select
 from starlette.concurrency import run_in_threadpool
@@ -47,10 +47,11 @@ def _invalid_token() -> Unauthorized:
     )
 
 
-def current_user(session: SessionDep, token: Token) -> User:
+def current_user(request: Request, session: SessionDep, token: Token) -> User:
     user = accounts.user_for_token(session, token or "")
     if user is None:
         raise _invalid_token()
+    request.state.user_language = user.language  # error messages in the user's language
     # end the read transaction: the connection goes back to the pool instead of being held
     # while the request waits for a worker thread for its handler (100 such requests would
     # hold every pooled connection while the threads that could finish them wait for one)

@@ -1,6 +1,8 @@
 """One error body for every API failure: ``{"error": {"code", "message", "details"}}``.
 
-Service errors keep their code and message; request validation errors become
+Messages are in the caller's language: the Accept-Language header when it names Chinese or
+English, else the signed-in user's profile language, else English. Service errors keep their
+code and translate their message; request validation errors become
 ``validation_error`` with the failing fields in ``details.errors``; HTTP errors raised by the
 framework (404 route, 405 method, 401 missing token) get a code derived from the status; an
 unexpected exception becomes ``internal_error`` without internals. Requests outside ``/api/``
@@ -22,11 +24,19 @@ from fastapi.responses import JSONResponse, PlainTextResponse, Response
 from pydantic import BaseModel, Field
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
+from app.core import i18n
+from app.core.i18n import N_
 from app.services.errors import ServiceError, Throttled, Unauthorized
 
 logger = logging.getLogger(__name__)
 
 API_PREFIX = "/api/"
+
+_HTTP_MESSAGES = {
+    401: N_("Send a valid bearer token (POST /api/v1/auth/token)."),
+    404: N_("There is no such address in the API."),
+    405: N_("This address does not accept this method."),
+}
 
 _STATUS_CODES = {
     400: "bad_request",
@@ -86,6 +96,13 @@ def is_api(request: Request) -> bool:
     return request.url.path.startswith(API_PREFIX)
 
 
+def api_language(request: Request) -> str:
+    """The caller's language: Accept-Language, else the user's profile, else English."""
+    profile = getattr(request.state, "user_language", None)
+    fallback = profile if profile in i18n.LANGUAGES else "en"
+    return i18n.negotiate(request.headers.get("accept-language"), default=fallback)
+
+
 async def on_service_error(request: Request, exc: Exception) -> Response:
     assert isinstance(exc, ServiceError)
     headers: dict[str, str] = {}
@@ -93,7 +110,8 @@ async def on_service_error(request: Request, exc: Exception) -> Response:
         headers["Retry-After"] = str(exc.retry_after)
     if isinstance(exc, Unauthorized):
         headers["WWW-Authenticate"] = "Bearer"
-    return _response(exc.status, exc.code, exc.message, exc.details, headers)
+    message = exc.text(api_language(request))
+    return _response(exc.status, exc.code, message, exc.details, headers)
 
 
 async def on_validation_error(request: Request, exc: Exception) -> Response:
@@ -108,9 +126,15 @@ async def on_validation_error(request: Request, exc: Exception) -> Response:
         }
         for err in exc.errors()
     ]
-    first = errors[0] if errors else {"loc": [], "msg": "invalid request"}
+    first = errors[0] if errors else {"loc": [], "msg": ""}
     where = ".".join(p for p in first["loc"] if p not in ("body", "query", "path"))
-    message = f"{where}: {first['msg']}" if where else str(first["msg"])
+    lang = api_language(request)
+    if lang == "en" and first["msg"]:  # pydantic's own explanation is English
+        message = f"{where}: {first['msg']}" if where else str(first["msg"])
+    elif where:
+        message = i18n.gettext(lang, N_("The value of “%(field)s” is not valid."), field=where)
+    else:
+        message = i18n.gettext(lang, N_("The request is not valid."))
     return _response(422, "validation_error", message, {"errors": errors})
 
 
@@ -119,15 +143,27 @@ async def on_http_error(request: Request, exc: Exception) -> Response:
     if not is_api(request):
         return await http_exception_handler(request, exc)
     code = _STATUS_CODES.get(exc.status_code, "error" if exc.status_code < 500 else "server_error")
-    detail = exc.detail if isinstance(exc.detail, str) else "Request failed."
-    return _response(exc.status_code, code, detail, None, dict(exc.headers or {}))
+    lang = api_language(request)
+    detail = _HTTP_MESSAGES.get(exc.status_code)
+    if detail is not None:
+        message = i18n.gettext(lang, detail)
+    elif lang == "en" and isinstance(exc.detail, str):
+        message = exc.detail
+    else:
+        message = i18n.gettext(
+            lang, N_("The request failed (status %(status)s)."), status=exc.status_code
+        )
+    return _response(exc.status_code, code, message, None, dict(exc.headers or {}))
 
 
 async def on_unexpected(request: Request, exc: Exception) -> Response:
     logger.exception("unhandled error on %s %s", request.method, request.url.path)
     if not is_api(request):
         return PlainTextResponse("Internal Server Error", status_code=500)
-    return _response(500, "internal_error", "Something went wrong on our side. Please retry.")
+    message = i18n.gettext(
+        api_language(request), N_("Something went wrong on our side. Please retry.")
+    )
+    return _response(500, "internal_error", message)
 
 
 def install_handlers(app: FastAPI) -> None:

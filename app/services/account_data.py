@@ -106,7 +106,7 @@ def set_active(session: Session, email: str, *, active: bool) -> User:
     """Disable (no login, no token, no push) or enable an account. Commits."""
     user = session.exec(select(User).where(User.email == accounts.normalize_email(email))).first()
     if user is None:
-        raise NotFound(f"No user {email}.")
+        raise NotFound("No user %(email)s.", params={"email": email})
     user.is_active = active
     session.add(user)
     if not active:

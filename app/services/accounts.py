@@ -63,7 +63,11 @@ def clean_email(email: str) -> str:
     try:
         info = validate_email((email or "").strip(), check_deliverability=False)
     except EmailNotValidError as exc:
-        raise Invalid(str(exc), code="invalid_email", details={"field": "email"}) from exc
+        raise Invalid(
+            "Enter a valid email address.",
+            code="invalid_email",
+            details={"field": "email", "reason": str(exc)},
+        ) from exc
     return crud.normalize_email(info.normalized)
 
 
@@ -81,9 +85,10 @@ def normalize_email(email: str) -> str:
 def check_password(password: str) -> None:
     if len(password) < MIN_PASSWORD:
         raise Invalid(
-            f"The password must be at least {MIN_PASSWORD} characters.",
+            "The password must be at least %(n)s characters.",
             code="weak_password",
             details={"field": "password"},
+            params={"n": MIN_PASSWORD},
         )
     if "\x00" in password:
         raise Invalid(
@@ -93,9 +98,10 @@ def check_password(password: str) -> None:
         )
     if len(password) > MAX_PASSWORD:
         raise Invalid(
-            f"The password must be at most {MAX_PASSWORD} characters.",
+            "The password must be at most %(n)s characters.",
             code="invalid_password",
             details={"field": "password"},
+            params={"n": MAX_PASSWORD},
         )
 
 
@@ -106,7 +112,7 @@ def _hhmm(value: str, field: str) -> str:
         if 0 <= hour < 24 and 0 <= minute < 60:
             return f"{hour:02d}:{minute:02d}"
     raise Invalid(
-        f"{field} must be a time of day as HH:MM (00:00–23:59).",
+        "Enter a time of day as hours:minutes (00:00–23:59).",
         code="invalid_time",
         details={"field": field},
     )
@@ -128,14 +134,15 @@ def register_user(
     email = clean_email(email)
     check_password(password)
     if language is not None and language not in LANGUAGES:
-        raise Invalid("language must be zh or en.", details={"field": "language"})
+        raise Invalid("Choose Chinese (zh) or English (en).", details={"field": "language"})
     if ip is not None:
         throttle.hit(session, _settings(), "register_ip", ip)
     if crud.get_user_by_email(session, email=email) is not None:
         raise Conflict(
-            f"An account for {email} already exists.",
+            "An account for %(email)s already exists.",
             code="email_taken",
             details={"field": "email"},
+            params={"email": email},
         )
     user = User(email=email, password_hash=hash_password(password), language=language or "zh")
     session.add(user)
@@ -144,9 +151,10 @@ def register_user(
     except IntegrityError as exc:
         session.rollback()
         raise Conflict(
-            f"An account for {email} already exists.",
+            "An account for %(email)s already exists.",
             code="email_taken",
             details={"field": "email"},
+            params={"email": email},
         ) from exc
     session.refresh(user)
     logger.info("registered user %s", user.id)
@@ -492,15 +500,16 @@ def update_profile(session: Session, user: User, data: ProfileUpdate) -> User:
     changes: dict[str, Any] = data.model_dump(exclude_unset=True)
     if "email" in changes:
         if changes["email"] is None:
-            raise Invalid("email cannot be empty.", details={"field": "email"})
+            raise Invalid("Enter your email address.", details={"field": "email"})
         email = clean_email(changes.pop("email"))
         if email != user.email:
             other = crud.get_user_by_email(session, email=email)
             if other is not None and other.id != user.id:
                 raise Conflict(
-                    f"An account for {email} already exists.",
+                    "An account for %(email)s already exists.",
                     code="email_taken",
                     details={"field": "email"},
+                    params={"email": email},
                 )
             user.email = email
             user.email_verified_at = None
@@ -510,16 +519,17 @@ def update_profile(session: Session, user: User, data: ProfileUpdate) -> User:
             ZoneInfo(tz)
         except (ZoneInfoNotFoundError, ValueError) as exc:
             raise Invalid(
-                f"Unknown time zone {tz!r} (use a name like Asia/Shanghai).",
+                "Unknown time zone “%(tz)s” (use a name like Asia/Shanghai).",
                 code="invalid_timezone",
                 details={"field": "timezone"},
+                params={"tz": tz},
             ) from exc
         changes["timezone"] = tz
     if "language" in changes and changes["language"] not in LANGUAGES:
-        raise Invalid("language must be zh or en.", details={"field": "language"})
+        raise Invalid("Choose Chinese (zh) or English (en).", details={"field": "language"})
     if "push_mode" in changes and changes["push_mode"] not in PUSH_MODES:
         raise Invalid(
-            f"push_mode must be one of {', '.join(PUSH_MODES)}.", details={"field": "push_mode"}
+            "Choose when to push: instant, digest, both or off.", details={"field": "push_mode"}
         )
     if "digest_time" in changes:
         changes["digest_time"] = _hhmm(changes["digest_time"] or "", "digest_time")

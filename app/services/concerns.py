@@ -59,21 +59,21 @@ def normalize_keywords(
     seen: set[str] = set()
     for item in items:
         if not isinstance(item, str):
-            raise Invalid(f"{field} must be text.", details={"field": field})
+            raise Invalid("Enter the words as text.", details={"field": field})
         for raw in _SPLIT.split(unicodedata.normalize("NFKC", item)):
             word = _SPACES.sub(" ", raw).strip().strip("\"'“”‘’")
             if any(unicodedata.category(ch) == "Cc" for ch in word):
                 raise Invalid(
-                    f"{field} cannot contain control characters.", details={"field": field}
+                    "The words cannot contain control characters.", details={"field": field}
                 )
             if not word:
                 continue
             if len(word) > MAX_KEYWORD_CHARS:
                 raise Invalid(
-                    f"“{word[:20]}…” is longer than {MAX_KEYWORD_CHARS} characters; "
-                    "use shorter keywords.",
+                    "“%(word)s…” is longer than %(n)s characters; use shorter keywords.",
                     code="keyword_too_long",
                     details={"field": field},
+                    params={"word": word[:20], "n": MAX_KEYWORD_CHARS},
                 )
             folded = word.casefold()
             if folded not in seen:
@@ -87,9 +87,10 @@ def normalize_keywords(
         )
     if len(result) > MAX_KEYWORDS:
         raise Invalid(
-            f"At most {MAX_KEYWORDS} keywords per concern ({len(result)} given).",
+            "At most %(n)s keywords per concern (%(given)s given).",
             code="too_many_keywords",
             details={"field": field},
+            params={"n": MAX_KEYWORDS, "given": len(result)},
         )
     return result
 
@@ -97,24 +98,33 @@ def normalize_keywords(
 def _check_choices(strategy: str | None, scope: str | None, push_mode: str | None) -> None:
     if strategy is not None and strategy not in STRATEGIES:
         raise Invalid(
-            f"Unknown strategy {strategy!r}; choose one of {', '.join(STRATEGIES)}.",
-            details={"field": "strategy"},
+            "Unknown strategy “%(name)s”; choose one from the list.",
+            details={"field": "strategy", "choices": list(STRATEGIES)},
+            params={"name": strategy},
         )
     if scope is not None and scope not in sites.SCOPES:
-        raise Invalid("scope must be host, domain or any.", details={"field": "scope"})
+        raise Invalid("Choose the scope: host, domain or any.", details={"field": "scope"})
     if push_mode is not None and push_mode not in PUSH_MODES:
         raise Invalid(
-            f"push_mode must be one of {', '.join(PUSH_MODES)}.", details={"field": "push_mode"}
+            "Choose when to push: instant, digest, both or off.", details={"field": "push_mode"}
         )
 
 
 def _check_params(params: dict[str, float]) -> dict[str, float]:
     if len(params) > MAX_PARAMS:
-        raise Invalid(f"At most {MAX_PARAMS} strategy parameters.", details={"field": "params"})
+        raise Invalid(
+            "At most %(n)s strategy parameters.",
+            details={"field": "params"},
+            params={"n": MAX_PARAMS},
+        )
     for name, value in params.items():
         bad_name = not name or len(name) > 40 or not name.isprintable()
         if bad_name or value != value or abs(value) > 1e9:
-            raise Invalid(f"Bad strategy parameter {name!r}.", details={"field": "params"})
+            raise Invalid(
+                "Bad strategy parameter “%(name)s”.",
+                details={"field": "params"},
+                params={"name": name},
+            )
     return dict(params)
 
 
@@ -138,8 +148,9 @@ def create_concern(
     _check_choices(data.strategy, data.scope, data.push_mode)
     params = _check_params(data.params)
     too_many = Invalid(
-        f"You already have {MAX_CONCERNS_PER_USER} concerns; delete some first.",
+        "You already have %(n)s concerns; delete some first.",
         code="too_many_concerns",
+        params={"n": MAX_CONCERNS_PER_USER},
     )
     if _concern_count(session, user) >= MAX_CONCERNS_PER_USER:
         raise too_many  # early, before the URL is probed

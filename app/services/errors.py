@@ -9,13 +9,18 @@
     ├── Throttled        429     too many attempts; ``retry_after`` seconds
     └── Unauthorized     401     wrong credentials, bad or expired token
 
-Messages are written for the person who sees them; ``code`` is a stable machine-readable
-identifier, ``details`` optional structured context (the field in error, …).
+Messages are written for the person who sees them: the first argument is a message id of the
+translation catalogue (English, ``%(name)s`` placeholders filled from ``params``), translated
+where the error is shown (``app.core.i18n``); ``message`` is the English text. ``code`` is a
+stable machine-readable identifier, ``details`` optional structured context (the field in
+error, …).
 """
 
 from __future__ import annotations
 
 from typing import Any, ClassVar
+
+from app.core.i18n import gettext
 
 
 class ServiceError(Exception):
@@ -25,12 +30,26 @@ class ServiceError(Exception):
     default_code: ClassVar[str] = "error"
 
     def __init__(
-        self, message: str, *, code: str | None = None, details: dict[str, Any] | None = None
+        self,
+        msgid: str,
+        *,
+        code: str | None = None,
+        details: dict[str, Any] | None = None,
+        params: dict[str, Any] | None = None,
     ) -> None:
-        super().__init__(message)
-        self.message = message
+        self.msgid = msgid
+        self.params: dict[str, Any] = params or {}
+        try:
+            self.message = msgid % self.params
+        except (KeyError, TypeError, ValueError):
+            self.message = msgid
+        super().__init__(self.message)
         self.code = code or self.default_code
         self.details: dict[str, Any] = details or {}
+
+    def text(self, lang: str) -> str:
+        """The message in ``lang`` (``zh`` or ``en``)."""
+        return gettext(lang, self.msgid, **self.params)
 
 
 class NotFound(ServiceError):
@@ -54,14 +73,19 @@ class Throttled(ServiceError):
 
     def __init__(
         self,
-        message: str,
+        msgid: str,
         *,
         retry_after: int = 60,
         code: str | None = None,
         details: dict[str, Any] | None = None,
+        params: dict[str, Any] | None = None,
     ) -> None:
+        minutes = max(1, (retry_after + 59) // 60)
         super().__init__(
-            message, code=code, details={"retry_after": retry_after, **(details or {})}
+            msgid,
+            code=code,
+            details={"retry_after": retry_after, **(details or {})},
+            params={"minutes": minutes, **(params or {})},
         )
         self.retry_after = retry_after
 

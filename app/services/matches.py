@@ -82,7 +82,7 @@ def _aware(value: datetime | None, field: str) -> datetime | None:
             return value.replace(tzinfo=UTC)
         return value.astimezone(UTC)
     except (OverflowError, ValueError) as exc:
-        raise Invalid(f"{field} is out of range.", details={"field": field}) from exc
+        raise Invalid("A value is out of range.", details={"field": field}) from exc
 
 
 def _like_escape(text: str) -> str:
@@ -418,10 +418,12 @@ def delete_match(session: Session, user: User, match_id: int) -> None:
 def bulk(session: Session, user: User, ids: Sequence[int], action: BulkAction) -> int:
     """Apply ``action`` to those of ``ids`` that are the user's; the number changed."""
     if action not in ("read", "unread", "delete"):
-        raise Invalid("action must be read, unread or delete.", details={"field": "action"})
+        raise Invalid("Choose read, unread or delete.", details={"field": "action"})
     unique = sorted(set(ids))
     if len(unique) > MAX_BULK:
-        raise Invalid(f"At most {MAX_BULK} messages at once.", details={"field": "ids"})
+        raise Invalid(
+            "At most %(n)s messages at once.", details={"field": "ids"}, params={"n": MAX_BULK}
+        )
     if not unique:
         return 0
     now = utcnow()

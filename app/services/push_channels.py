@@ -91,9 +91,10 @@ def check_url(settings: Settings, raw: str) -> tuple[str, str]:
         info = inspect_url(url)
     except ConfigError as exc:
         raise Invalid(
-            f"This is not an Apprise URL we can send to: {exc}.",
+            "Apprise does not recognise this address; check its format "
+            "(e.g. dingtalk://TOKEN/ or ntfy://topic).",
             code="invalid_apprise_url",
-            details={"field": "url"},
+            details={"field": "url", "reason": str(exc)},
         ) from exc
 
     async def check_all() -> None:
@@ -113,8 +114,9 @@ def add_channel(
     url, service = check_url(settings, data.url)
     if len(list_channels(session, user)) >= MAX_CHANNELS:
         raise Invalid(
-            f"At most {MAX_CHANNELS} push channels; remove one first.",
+            "At most %(n)s push channels; remove one first.",
             code="too_many_channels",
+            params={"n": MAX_CHANNELS},
         )
     channel = PushChannel(
         user_id=user.id,

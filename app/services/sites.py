@@ -34,12 +34,16 @@ _DEFAULT_PORTS = {"http": 80, "https": 443}
 def scope_key(seed_url: str, scope: str) -> str:
     """The identity of the site a concern with this seed and scope crawls."""
     if scope not in SCOPES:
-        raise Invalid("scope must be host, domain or any.", details={"field": "scope"})
+        raise Invalid("Choose the scope: host, domain or any.", details={"field": "scope"})
     parts = urlsplit(seed_url.strip())
     scheme = parts.scheme.lower()
     host = (parts.hostname or "").rstrip(".")
     if scheme not in _DEFAULT_PORTS or not host:
-        raise Invalid(f"{seed_url!r} is not an http(s) URL.", details={"field": "seed_url"})
+        raise Invalid(
+            "“%(url)s” is not a valid web address.",
+            details={"field": "seed_url"},
+            params={"url": seed_url},
+        )
     try:
         host = host.encode("idna").decode("ascii").lower()
     except UnicodeError:

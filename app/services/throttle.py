@@ -34,6 +34,7 @@ from sqlalchemy.exc import IntegrityError, OperationalError
 from sqlmodel import Session
 
 from app.core.config import Settings
+from app.core.i18n import N_
 from app.models import RateLimit, utcnow
 from app.services.errors import Throttled
 
@@ -44,13 +45,13 @@ logger = logging.getLogger(__name__)
 class Limit:
     attempts: int
     window: timedelta
-    message: str = "Too many attempts. Please wait a few minutes and try again."
+    message: str = N_("Too many attempts. Try again in %(minutes)s min.")
     backoff: bool = False
     base_delay: timedelta = timedelta(seconds=1)
     max_delay: timedelta = timedelta(minutes=15)
 
 
-_LOGINS = "Too many failed logins. Please wait a little and try again."
+_LOGINS = N_("Too many attempts to log in. Try again in %(minutes)s min.")
 DEFAULTS: dict[str, Limit] = {
     # logins and current-password checks: free attempts, then exponential back-off
     "login": Limit(5, timedelta(minutes=15), _LOGINS, backoff=True),  # account × IP
@@ -59,15 +60,51 @@ DEFAULTS: dict[str, Limit] = {
         100, timedelta(hours=1), _LOGINS, backoff=True, max_delay=timedelta(minutes=5)
     ),
     # things that send or crawl on someone's behalf
-    "reset_email": Limit(3, timedelta(hours=1), "Too many reset requests for this address."),
-    "reset_ip": Limit(10, timedelta(hours=1), "Too many reset requests from your network."),
-    "sms_reset": Limit(3, timedelta(minutes=15), "Too many codes requested."),
-    "phone_code": Limit(3, timedelta(hours=1), "Too many codes requested."),
-    "register_ip": Limit(20, timedelta(hours=1), "Too many new accounts from your network."),
-    "verify_resend": Limit(3, timedelta(hours=1), "Too many verification emails requested."),
-    "channel_test": Limit(10, timedelta(hours=1), "Too many test messages."),
-    "resend": Limit(20, timedelta(hours=1), "Too many re-sends."),
-    "check_now": Limit(10, timedelta(hours=1), "Too many crawls requested."),
+    "reset_email": Limit(
+        3,
+        timedelta(hours=1),
+        N_("Too many reset requests for this address. Try again in %(minutes)s min."),
+    ),
+    "reset_ip": Limit(
+        10,
+        timedelta(hours=1),
+        N_("Too many reset requests from your network. Try again in %(minutes)s min."),
+    ),
+    "sms_reset": Limit(
+        3,
+        timedelta(minutes=15),
+        N_("Too many codes requested. Try again in %(minutes)s min."),
+    ),
+    "phone_code": Limit(
+        3,
+        timedelta(hours=1),
+        N_("Too many codes requested. Try again in %(minutes)s min."),
+    ),
+    "register_ip": Limit(
+        20,
+        timedelta(hours=1),
+        N_("Too many new accounts from your network. Try again in %(minutes)s min."),
+    ),
+    "verify_resend": Limit(
+        3,
+        timedelta(hours=1),
+        N_("Too many verification emails requested. Try again in %(minutes)s min."),
+    ),
+    "channel_test": Limit(
+        10,
+        timedelta(hours=1),
+        N_("Too many test messages. Try again in %(minutes)s min."),
+    ),
+    "resend": Limit(
+        20,
+        timedelta(hours=1),
+        N_("Too many re-sends. Try again in %(minutes)s min."),
+    ),
+    "check_now": Limit(
+        10,
+        timedelta(hours=1),
+        N_("Too many checks requested. Try again in %(minutes)s min."),
+    ),
 }
 
 PURGE_CHANCE = 0.01

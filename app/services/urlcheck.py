@@ -18,6 +18,7 @@ from urllib.parse import urljoin, urlsplit
 import httpx
 
 from app.core.config import Settings
+from app.core.i18n import N_
 from app.services.errors import Invalid
 
 logger = logging.getLogger(__name__)
@@ -50,26 +51,40 @@ def normalize_url(raw: str, *, field: str = "url") -> str:
         parts = urlsplit(url)
     except ValueError as exc:  # "http://[::1/", a lone surrogate …
         raise Invalid(
-            f"{raw!r} is not a valid URL.", code="invalid_url", details={"field": field}
+            "“%(url)s” is not a valid web address.",
+            code="invalid_url",
+            details={"field": field},
+            params={"url": raw},
         ) from exc
     if parts.scheme.lower() not in ("http", "https"):
         raise Invalid(
-            f"Only http:// and https:// addresses can be watched, not {parts.scheme}://.",
+            "Only web addresses (http:// or https://) can be used, not %(scheme)s://.",
             code="invalid_url",
             details={"field": field},
+            params={"scheme": parts.scheme},
         )
     try:
         host = parts.hostname
         _ = parts.port
     except ValueError as exc:
         raise Invalid(
-            f"{raw!r} is not a valid URL: {exc}", code="invalid_url", details={"field": field}
+            "“%(url)s” is not a valid web address.",
+            code="invalid_url",
+            details={"field": field, "reason": str(exc)},
+            params={"url": raw},
         ) from exc
     if not host or any(ch.isspace() or ord(ch) < 32 or ord(ch) == 127 for ch in url):
-        raise Invalid(f"{raw!r} is not a valid URL.", code="invalid_url", details={"field": field})
+        raise Invalid(
+            "“%(url)s” is not a valid web address.",
+            code="invalid_url",
+            details={"field": field},
+            params={"url": raw},
+        )
     if len(url) > 2048:
         raise Invalid(
-            "The URL is longer than 2048 characters.", code="invalid_url", details={"field": field}
+            "The address is longer than 2048 characters.",
+            code="invalid_url",
+            details={"field": field},
         )
     return url
 
@@ -96,13 +111,16 @@ async def guard(settings: Settings, url: str, *, field: str = "url") -> None:
         await UrlGuard(allowlist=settings.allowlist, resolve=not settings.proxy).check(url)
     except BlockedURL as exc:
         raise Invalid(
-            f"This address cannot be used: {exc}", code="blocked_url", details={"field": field}
+            "This address is on a private or local network. Only public websites can be used.",
+            code="blocked_url",
+            details={"field": field, "reason": str(exc)},
         ) from exc
     except FetchError as exc:  # the host name does not resolve
         raise Invalid(
-            f"This address cannot be reached: {exc}",
+            "The site %(host)s cannot be found. Check the address.",
             code="unreachable",
-            details={"field": field},
+            details={"field": field, "reason": str(exc)},
+            params={"host": urlsplit(url).hostname or url},
         ) from exc
 
 
@@ -124,17 +142,18 @@ async def probe(settings: Settings, url: str, *, seconds: float = PROBE_TIMEOUT)
                 continue
             if response.status_code >= 400:
                 raise Invalid(
-                    f"The site answered {response.status_code} "
-                    f"{response.reason_phrase or ''}".rstrip()
-                    + f" for {current}.",
+                    "The site answered %(url)s with error %(status)s: "
+                    "the page does not exist or cannot be read.",
                     code="unreachable",
                     details={"field": "seed_url", "status": response.status_code},
+                    params={"url": current, "status": response.status_code},
                 )
             return current
     raise Invalid(
-        f"Too many redirects (more than {MAX_REDIRECTS}) starting at {url}.",
+        "%(url)s redirects more than %(n)s times; enter the page it finally shows.",
         code="unreachable",
         details={"field": "seed_url"},
+        params={"url": url, "n": MAX_REDIRECTS},
     )
 
 
@@ -148,13 +167,13 @@ async def _request(client: httpx.AsyncClient, url: str) -> httpx.Response:
                 return streamed
         return response
     except httpx.ConnectTimeout as exc:
-        raise _unreachable(f"Connecting to {host} timed out.") from exc
+        raise _unreachable(N_("Connecting to %(host)s timed out."), host) from exc
     except httpx.TimeoutException as exc:
-        raise _unreachable(f"{host} did not answer in time.") from exc
+        raise _unreachable(N_("%(host)s did not answer in time."), host) from exc
     except httpx.ConnectError as exc:
-        raise _unreachable(f"Could not connect to {host}: {_reason(exc)}.") from exc
+        raise _unreachable(N_("Could not connect to %(host)s."), host, _reason(exc)) from exc
     except httpx.HTTPError as exc:
-        raise _unreachable(f"Fetching {url} failed: {_reason(exc)}.") from exc
+        raise _unreachable(N_("Could not read %(host)s."), host, _reason(exc)) from exc
 
 
 def _reason(exc: Exception) -> str:
@@ -162,8 +181,9 @@ def _reason(exc: Exception) -> str:
     return text[:200]
 
 
-def _unreachable(message: str) -> Invalid:
-    return Invalid(message, code="unreachable", details={"field": "seed_url"})
+def _unreachable(msgid: str, host: str, reason: str = "") -> Invalid:
+    details = {"field": "seed_url", **({"reason": reason} if reason else {})}
+    return Invalid(msgid, code="unreachable", details=details, params={"host": host})
 
 
 def check_seed_url(settings: Settings, raw: str, *, probe_it: bool = True) -> str:

@@ -88,7 +88,7 @@ async def register(request: Request, db: Db) -> Response:
     login(request, user, db)
     try:
         await run_in_threadpool(accounts.send_verification_email, get_settings(), user)
-        flash(request, "We sent a verification link to {email}.", "success", email=user.email)
+        flash(request, "We sent a verification link to %(email)s.", "success", email=user.email)
     except Exception:  # the account exists; the user can ask for another mail
         logger.exception("sending the verification email failed")
         flash(request, "The verification email could not be sent; try again later.", "error")
@@ -120,7 +120,7 @@ async def verify_email(request: Request, db: Db, user: MaybeUser, token: str = "
         {
             "heading": message(request, verified, "Email verified"),
             "message": message(
-                request, verified, "Thank you, {email} is confirmed.", email=verified.email
+                request, verified, "Thank you, %(email)s is confirmed.", email=verified.email
             ),
             "link": "/concerns" if user else "/login",
             "link_text": message(request, verified, "Continue"),
@@ -134,7 +134,7 @@ async def resend_verification(request: Request, db: Db, user: CurrentUser) -> Re
     try:
         sent = await run_in_threadpool(accounts.resend_verification, db, get_settings(), user)
         if sent:
-            flash(request, "We sent a verification link to {email}.", "success", email=user.email)
+            flash(request, "We sent a verification link to %(email)s.", "success", email=user.email)
     except ServiceError:
         raise  # a rate limit: the 429 page says how long to wait
     except Exception:
@@ -243,7 +243,7 @@ def forgot_sent(request: Request) -> Response:
             "message": message(
                 request,
                 None,
-                "If an account exists for {email}, we sent it a link to choose a new password. "
+                "If an account exists for %(email)s, we sent it a link to choose a new password. "
                 "The link works once and expires in one hour.",
                 email=email,
             ),

@@ -15,6 +15,7 @@ from fastapi import APIRouter, Depends, Request
 from fastapi.responses import Response
 from starlette.concurrency import run_in_threadpool
 
+from app.core.i18n import N_
 from app.models import (
     DEFAULT_STRATEGY,
     SCORERS,
@@ -57,46 +58,52 @@ class Param:
 PARAMS = (
     Param(
         "T",
-        "Relevance threshold T",
+        N_("Relevance threshold T"),
         0.5,
         0.0,
         10.0,
-        "How closely a page must match your keywords to reach you. Higher: fewer, "
-        "more certain messages; lower: more messages, some less relevant.",
+        N_(
+            "How closely a page must match your keywords to reach you. Higher: fewer, "
+            "more certain messages; lower: more messages, some less relevant."
+        ),
     ),
     Param(
         "gamma",
-        "PageRank weight γ",
+        N_("PageRank weight γ"),
         0.8,
         0.0,
         1.0,
-        "How much a link's standing within the site counts next to how well its words "
-        "match yours (0: only the words, 1: only the standing).",
+        N_(
+            "How much a link's standing within the site counts next to how well its words "
+            "match yours (0: only the words, 1: only the standing)."
+        ),
     ),
     Param(
         "W",
-        "Children followed W",
+        N_("Children followed W"),
         20,
         1,
         1000,
-        "How many links the crawler follows from each page. More: a broader, slower visit.",
+        N_("How many links the crawler follows from each page. More: a broader, slower visit."),
     ),
     Param(
         "a",
-        "Widening after a relevant page a",
+        N_("Widening after a relevant page a"),
         1.5,
         1.0,
         10.0,
-        "How much wider the crawler looks around a page that matched.",
+        N_("How much wider the crawler looks around a page that matched."),
     ),
     Param(
         "D",
-        "Depth after an irrelevant page D",
+        N_("Depth after an irrelevant page D"),
         2,
         0,
         50,
-        "How many more steps the crawler goes past pages that do not match before it "
-        "gives up on that path.",
+        N_(
+            "How many more steps the crawler goes past pages that do not match before it "
+            "gives up on that path."
+        ),
     ),
 )
 
@@ -141,12 +148,12 @@ def _parse(
             number = int(raw)
         except ValueError:
             errors[field] = message(
-                request, user, "Enter a whole number from {low} to {high}.", low=low, high=high
+                request, user, "Enter a whole number from %(low)s to %(high)s.", low=low, high=high
             )
             continue
         if not low <= number <= high:
             errors[field] = message(
-                request, user, "Enter a whole number from {low} to {high}.", low=low, high=high
+                request, user, "Enter a whole number from %(low)s to %(high)s.", low=low, high=high
             )
         data[field] = number
     params: dict[str, float] = {}
@@ -162,7 +169,7 @@ def _parse(
             errors[f"param_{p.name}"] = message(
                 request,
                 user,
-                "Enter a number from {low} to {high}.",
+                "Enter a number from %(low)s to %(high)s.",
                 low=f"{p.low:g}",
                 high=f"{p.high:g}",
             )
@@ -378,11 +385,14 @@ def concern_check(request: Request, db: Db, user: CurrentUser, concern_id: int) 
     elif visit.state is VisitState.QUEUED:
         seconds = round(visit.within_seconds or 60)
         flash(
-            request, "A visit is queued; it starts within {seconds} s.", "success", seconds=seconds
+            request,
+            "A visit is queued; it starts within %(seconds)s s.",
+            "success",
+            seconds=seconds,
         )
     elif visit.state is VisitState.RUNNING:
         since = visit.since.astimezone(user_zone(user)).strftime("%H:%M") if visit.since else "—"
-        flash(request, "This site is being checked right now (since {time}).", "info", time=since)
+        flash(request, "This site is being checked right now (since %(time)s).", "info", time=since)
     else:
         flash(request, "Not checked: this concern is paused. Resume it first.", "error")
     return redirect("/concerns")
@@ -396,15 +406,18 @@ async def _learned_action(
     try:
         if promote:
             feedback_svc.promote_term(db, user, concern_id, term)
-            flash(request, "“{term}” is now a synonym of your keywords.", "success", term=term)
+            flash(request, "“%(term)s” is now a synonym of your keywords.", "success", term=term)
         else:
             feedback_svc.block_term(db, user, concern_id, term)
             flash(
-                request, "“{term}” is removed; the model will not use it again.", "info", term=term
+                request,
+                "“%(term)s” is removed; the model will not use it again.",
+                "info",
+                term=term,
             )
         db.commit()  # before the redirect: the report must show it
     except ServiceError as exc:
-        flash(request, "{error}", "error", error=errors_for(request, user, exc).popitem()[1])
+        flash(request, "%(error)s", "error", error=errors_for(request, user, exc).popitem()[1])
     return redirect(f"/concerns/{concern_id}/report#learned")
 
 

@@ -13,6 +13,7 @@ from fastapi import APIRouter, Request
 from fastapi.responses import Response
 
 from app.core.config import get_settings
+from app.core.i18n import N_
 from app.models import Match, User
 from app.services import feedback as svc
 from app.services.errors import NotFound
@@ -34,8 +35,11 @@ def _error(request: Request, heading: str, detail: str, status: int) -> Response
 def _invalid(request: Request) -> Response:
     return _error(
         request,
-        "Link not valid",
-        "This link is invalid or has expired. You can still judge the message in your dashboard.",
+        N_("Link not valid"),
+        N_(
+            "This link is invalid or has expired. "
+            "You can still judge the message in your dashboard."
+        ),
         400,
     )
 
@@ -43,8 +47,8 @@ def _invalid(request: Request) -> Response:
 def _gone(request: Request) -> Response:
     return _error(
         request,
-        "Message not found",
-        "This message no longer exists (it may have been deleted). Nothing was recorded.",
+        N_("Message not found"),
+        N_("This message no longer exists (it may have been deleted). Nothing was recorded."),
         404,
     )
 

@@ -38,20 +38,8 @@ def kept(values: dict[str, str]) -> dict[str, str]:
 
 
 def error_text(lang: str, exc: ServiceError) -> str:
-    """A message for the person who sees it: the catalogue's text for the error code when it
-    has one, else the service's own message (English) behind a localised lead-in for zh."""
-    key = f"error:{exc.code}"
-    params: dict[str, Any] = {}
-    if isinstance(exc, Throttled):
-        params["minutes"] = max(1, (exc.retry_after + 59) // 60)
-    if i18n.has(lang, key):
-        return i18n.translate(lang, key, **params)
-    if lang == "en":
-        return exc.message
-    lead_key = f"error-lead:{exc.code}"
-    if not i18n.has(lang, lead_key):
-        lead_key = f"error-kind:{type(exc).__name__}"
-    return f"{i18n.translate(lang, lead_key)}{exc.message}"
+    """The service error's message in the visitor's language (the catalogue's text)."""
+    return exc.text(lang)
 
 
 def errors_for(

@@ -17,6 +17,7 @@ from urllib.parse import urlencode, urlsplit
 from fastapi import APIRouter, Depends, Request
 from fastapi.responses import Response
 
+from app.core.i18n import N_
 from app.models import Match, User
 from app.services import delivery
 from app.services import feedback as feedback_svc
@@ -39,15 +40,15 @@ PAGE_SIZE = 20
 # the relevance scorer's place names (crawler.relevance: title / meta / anchor / body), mapped
 # to the catalogue's names; older or other shapes use the longer spellings
 _PLACES = {
-    "title": "title",
-    "meta": "meta keywords",
-    "meta_keywords": "meta keywords",
-    "anchor": "anchor text",
-    "anchors": "anchor text",
-    "body": "body text",
-    "text": "body text",
-    "description": "description",
-    "url": "URL",
+    "title": N_("title"),
+    "meta": N_("meta keywords"),
+    "meta_keywords": N_("meta keywords"),
+    "anchor": N_("anchor text"),
+    "anchors": N_("anchor text"),
+    "body": N_("body text"),
+    "text": N_("body text"),
+    "description": N_("description"),
+    "url": N_("URL"),
 }
 
 
@@ -354,11 +355,11 @@ async def message_bulk(request: Request, db: Db, user: CurrentUser) -> Response:
     else:
         try:
             changed = svc.bulk(db, user, ids, cast(svc.BulkAction, action))
-            flash(request, "{n} messages updated.", "success", n=changed)
+            flash(request, "%(n)s messages updated.", "success", n=changed)
         except ServiceError as exc:
             flash(
                 request,
-                "{error}",
+                "%(error)s",
                 "error",
                 error=errors_for(request, user, exc, fields=()).popitem()[1],
             )
@@ -381,9 +382,9 @@ async def message_unread(request: Request, db: Db, user: CurrentUser, match_id: 
 
 _VERDICTS: dict[str, bool | None] = {"relevant": True, "not_relevant": False, "clear": None}
 _THANKS = {
-    True: "Marked relevant. The next visit learns from it.",
-    False: "Marked not relevant. The next visit learns from it and pushes fewer pages like it.",
-    None: "Verdict cleared.",
+    True: N_("Marked relevant. The next visit learns from it."),
+    False: N_("Marked not relevant. The next visit learns from it and pushes fewer pages like it."),
+    None: N_("Verdict cleared."),
 }
 
 

@@ -14,6 +14,7 @@ from fastapi.responses import Response
 from starlette.concurrency import run_in_threadpool
 
 from app.core.config import get_settings
+from app.core.i18n import N_
 from app.models import (
     CHANNEL_MODES,
     CHANNELS,
@@ -161,11 +162,11 @@ async def save_profile(request: Request, db: Db, user: CurrentUser) -> Response:
         language=values.get("language", user.language),
     )
     old_email = user.email
-    response = await _update(request, db, user, data, values, "Profile saved.")
+    response = await _update(request, db, user, data, values, N_("Profile saved."))
     if response.status_code == 303 and user.email != old_email:
         try:
             await run_in_threadpool(accounts.send_verification_email, get_settings(), user)
-            flash(request, "We sent a verification link to {email}.", "success", email=user.email)
+            flash(request, "We sent a verification link to %(email)s.", "success", email=user.email)
         except Exception:
             logger.exception("sending the verification email failed")
     return response
@@ -185,14 +186,14 @@ async def save_push(request: Request, db: Db, user: CurrentUser) -> Response:
         digest_when_empty=bool(values.get("digest_when_empty")),
         webhook_batch=bool(values.get("webhook_batch")),
     )
-    return await _update(request, db, user, data, values, "Push preferences saved.")
+    return await _update(request, db, user, data, values, N_("Push preferences saved."))
 
 
 @router.post("/webhook")
 async def save_webhook(request: Request, db: Db, user: CurrentUser) -> Response:
     values = await read_form(request)
     data = ProfileUpdate(webhook_url=values.get("webhook_url", "").strip())
-    return await _update(request, db, user, data, values, "Webhook saved.")
+    return await _update(request, db, user, data, values, N_("Webhook saved."))
 
 
 @router.post("/password")
@@ -266,7 +267,7 @@ async def phone_code(request: Request, db: Db, user: CurrentUser) -> Response:
         raise
     except ServiceError as exc:
         return _page(request, db, user, errors=errors_for(request, user, exc, fields=FIELDS))
-    flash(request, "We texted a code to {phone}.", "success", phone=user.phone or "")
+    flash(request, "We texted a code to %(phone)s.", "success", phone=user.phone or "")
     return redirect("/settings#phone-code")
 
 
@@ -293,7 +294,7 @@ async def test_channel(request: Request, db: Db, user: CurrentUser, channel: str
     if result.ok:
         flash(request, "Test message sent.", "success")
     else:
-        flash(request, "The test failed: {error}", "error", error=result.error or "")
+        flash(request, "The test failed: %(error)s", "error", error=result.error or "")
     return redirect("/settings")
 
 
@@ -387,7 +388,7 @@ async def test_push_channel(
     if result.ok:
         flash(request, "Test message sent.", "success")
     else:
-        flash(request, "The test failed: {error}", "error", error=result.error or "")
+        flash(request, "The test failed: %(error)s", "error", error=result.error or "")
     return redirect("/settings#channels")
 
 
@@ -399,7 +400,7 @@ def rotate_feed(request: Request, db: Db, user: CurrentUser) -> Response:
     db.commit()
     flash(
         request,
-        "New feed links made; the old ones no longer work." if had else "Feed links made.",
+        N_("New feed links made; the old ones no longer work.") if had else N_("Feed links made."),
         "success",
     )
     return redirect("/settings#feeds")

@@ -1,7 +1,9 @@
-"""Jinja2 rendering for the web pages: every page gets the translator, the user, the CSRF token.
+"""Jinja2 rendering for the web pages: every page gets the user, the CSRF token and its
+language's gettext catalogue.
 
-Templates live in ``templates/web/``. Autoescaping is on; ``t(...)`` returns translated,
-escaped text.
+Templates live in ``templates/web/``. Autoescaping is on. Texts go through ``jinja2.ext.i18n``
+(``{{ _("Log in") }}``, ``{{ _("%(n)s unread", n=3) }}``, ``{% trans %}``): one environment
+per language, each with its catalogue installed (new-style gettext: parameters are escaped).
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from datetime import datetime
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
+import jinja2
 from fastapi import Request
 from fastapi.responses import HTMLResponse, RedirectResponse
 from fastapi.templating import Jinja2Templates
@@ -23,7 +26,18 @@ from app.web.sessions import pop_flashes
 
 logger = logging.getLogger(__name__)
 
-templates = Jinja2Templates(directory=str(data_path("templates") / "web"))
+
+def _templates(lang: str) -> Jinja2Templates:
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(str(data_path("templates") / "web")),
+        autoescape=True,
+        extensions=["jinja2.ext.i18n"],
+    )
+    env.install_gettext_translations(i18n.translations(lang), newstyle=True)  # type: ignore[attr-defined]
+    return Jinja2Templates(env=env)
+
+
+templates = {lang: _templates(lang) for lang in i18n.LANGUAGES}
 
 
 def request_language(request: Request, user: User | None) -> str:
@@ -92,7 +106,6 @@ def render(
 
     ctx: dict[str, Any] = {
         "lang": lang,
-        "t": t,
         "user": user,
         "csrf_token": csrf.token(request),
         "flashes": [
@@ -105,7 +118,7 @@ def render(
         "unread_count": getattr(request.state, "unread_count", None),
     }
     ctx.update(context or {})
-    return templates.TemplateResponse(request, name, ctx, status_code=status_code)
+    return templates[lang].TemplateResponse(request, name, ctx, status_code=status_code)
 
 
 def redirect(url: str) -> RedirectResponse:

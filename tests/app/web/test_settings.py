@@ -81,7 +81,7 @@ def test_push_preferences(alice_client, db, alice):
         {"push_mode": "both", "digest_time": "25:00"},
         page="/settings",
     )
-    assert bad.status_code == 422 and "时间格式为 HH:MM" in bad.text
+    assert bad.status_code == 422 and "请按“时:分”输入时间" in bad.text
     sms = post(
         alice_client,
         "/settings/push",
