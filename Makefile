@@ -39,7 +39,7 @@ test: test-deps lint typecheck contracts pytest
 # into the Chinese and English catalogues under app/locale, then compile the .mo files the
 # service reads. Fill in new empty msgstr lines in both .po files before compiling;
 # tests/app/test_i18n_catalogue.py fails while one is missing or a .mo is stale.
-I18N_KEYWORDS := -k N_ -k flash:2 -k message:3 -k Invalid -k Conflict -k NotFound \
+I18N_KEYWORDS := -k N_ -k translate:2 -k flash:2 -k message:3 -k Invalid -k Conflict -k NotFound \
 	-k Throttled -k Unauthorized -k ServiceError
 i18n:
 	@mkdir -p build

@@ -132,9 +132,9 @@ async def on_validation_error(request: Request, exc: Exception) -> Response:
     if lang == "en" and first["msg"]:  # pydantic's own explanation is English
         message = f"{where}: {first['msg']}" if where else str(first["msg"])
     elif where:
-        message = i18n.gettext(lang, N_("The value of “%(field)s” is not valid."), field=where)
+        message = i18n.translate(lang, N_("The value of “%(field)s” is not valid."), field=where)
     else:
-        message = i18n.gettext(lang, N_("The request is not valid."))
+        message = i18n.translate(lang, N_("The request is not valid."))
     return _response(422, "validation_error", message, {"errors": errors})
 
 
@@ -146,11 +146,11 @@ async def on_http_error(request: Request, exc: Exception) -> Response:
     lang = api_language(request)
     detail = _HTTP_MESSAGES.get(exc.status_code)
     if detail is not None:
-        message = i18n.gettext(lang, detail)
+        message = i18n.translate(lang, detail)
     elif lang == "en" and isinstance(exc.detail, str):
         message = exc.detail
     else:
-        message = i18n.gettext(
+        message = i18n.translate(
             lang, N_("The request failed (status %(status)s)."), status=exc.status_code
         )
     return _response(exc.status_code, code, message, None, dict(exc.headers or {}))
@@ -160,7 +160,7 @@ async def on_unexpected(request: Request, exc: Exception) -> Response:
     logger.exception("unhandled error on %s %s", request.method, request.url.path)
     if not is_api(request):
         return PlainTextResponse("Internal Server Error", status_code=500)
-    message = i18n.gettext(
+    message = i18n.translate(
         api_language(request), N_("Something went wrong on our side. Please retry.")
     )
     return _response(500, "internal_error", message)

@@ -4,7 +4,7 @@ The catalogues are ``app/locale/<lang>/LC_MESSAGES/messages.po`` (compiled to ``
 in the repository and in the wheel). Message ids are the English text with ``%(name)s``
 placeholders (a literal percent sign is ``%%``); the English catalogue translates every id too,
 so ids with a prefix (``status:running``) read naturally. Pages and emails use them through
-``jinja2.ext.i18n`` (``{{ _("…") }}``, ``{% trans %}``), Python code through :func:`gettext`;
+``jinja2.ext.i18n`` (``{{ _("…") }}``, ``{% trans %}``), Python code through :func:`translate`;
 service errors carry their id and parameters and are translated where they are shown.
 
 Extract, update and compile with ``make i18n`` (``pybabel``, configured in ``babel.cfg``); a
@@ -40,7 +40,7 @@ def N_(msgid: str) -> str:
 
 def language(code: str | None) -> str:
     """One of LANGUAGES for a stored or requested code; Chinese when it is none of them."""
-    return code if code in LANGUAGES else DEFAULT  # type: ignore[return-value]
+    return code if code in LANGUAGES else DEFAULT
 
 
 @cache
@@ -59,7 +59,7 @@ def has(lang: str, msgid: str) -> bool:
     return msgid in catalogue
 
 
-def gettext(lang: str, msgid: str, **params: Any) -> str:
+def translate(lang: str, msgid: str, **params: Any) -> str:
     """The text for ``msgid`` in ``lang`` with ``%(params)s`` filled in.
 
     An id missing from the catalogue is shown as written (English) and logged.
@@ -99,10 +99,10 @@ __all__ = [
     "DEFAULT",
     "LANGUAGES",
     "N_",
-    "gettext",
     "has",
     "language",
     "locale_dir",
     "negotiate",
+    "translate",
     "translations",
 ]

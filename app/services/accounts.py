@@ -24,6 +24,7 @@ from sqlmodel import Session, col, select
 
 from app import crud
 from app.core.config import Settings
+from app.core.i18n import language, translate
 from app.core.security import (
     hash_password,
     hash_token,
@@ -381,10 +382,11 @@ def request_sms_reset(
     code = _new_code(session, settings, user.id, "reset")
     session.commit()
     minutes = int(SMS_CODE_TTL.total_seconds() // 60)
-    text = (
-        f"Timely Push password reset code: {code} (valid {minutes} min)"
-        if user.language == "en"
-        else f"及时推重置密码验证码：{code}（{minutes} 分钟内有效）"
+    text = translate(
+        language(user.language),
+        "Timely Push password reset code: %(code)s (valid %(minutes)s min)",
+        code=code,
+        minutes=minutes,
     )
     _send_sms(settings, user.phone, text)
 
@@ -471,10 +473,11 @@ def send_phone_code(session: Session, settings: Settings, user: User) -> None:
     code = _new_code(session, settings, user.id, "phone")
     session.commit()
     minutes = int(SMS_CODE_TTL.total_seconds() // 60)
-    text = (
-        f"Timely Push phone verification code: {code} (valid {minutes} min)"
-        if user.language == "en"
-        else f"及时推手机验证码：{code}（{minutes} 分钟内有效）"
+    text = translate(
+        language(user.language),
+        "Timely Push phone verification code: %(code)s (valid %(minutes)s min)",
+        code=code,
+        minutes=minutes,
     )
     _send_sms(settings, user.phone, text)
 

@@ -16,6 +16,7 @@ from typing import Any, TypeVar
 import httpx
 
 from app.core.config import Settings
+from app.core.i18n import LANGUAGES, translations
 from app.core.resources import data_path
 from push import (
     AppriseChannel,
@@ -45,7 +46,7 @@ def renderer() -> Renderer:
     """The process-wide email template renderer."""
     global _renderer
     if _renderer is None:
-        _renderer = Renderer(TEMPLATE_DIR)
+        _renderer = Renderer(TEMPLATE_DIR, {lang: translations(lang) for lang in LANGUAGES})
     return _renderer
 
 

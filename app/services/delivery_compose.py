@@ -17,6 +17,7 @@ from sqlalchemy import select as sa_select
 from sqlmodel import Session, col, select
 
 from app.core.config import Settings
+from app.core.i18n import translate
 from app.core.security import sign
 from app.models import APPRISE, Concern, Delivery, Match, User
 from app.services.channels import renderer
@@ -176,7 +177,7 @@ class Composer:
                     why=explain_why(m.explanation, m.matched_keywords, m.score, lang),
                     created_at=m.created_at,
                     feedback_url=feedback_url(self.settings, m.id, self.secret_key),
-                    feedback_text="不相关？告诉我们" if lang == "zh" else "Not relevant? Tell us",
+                    feedback_text=translate(lang, "Not relevant? Tell us"),
                 )
             )
         out.sort(key=lambda i: (i.created_at, i.match_id), reverse=True)
@@ -283,58 +284,54 @@ class Composer:
         self, row: Delivery, user: User, lang: str, items: list[DigestItem], mid: str
     ) -> Message | None:
         """A chat / push message: a title and plain-text lines (title, link, why-line)."""
-        zh = lang == "zh"
         if not items and not (row.kind == "digest" and user.digest_when_empty):
             return None
         if row.kind == "digest":
             date = row.digest_date or ""
-            title = (
-                f"及时推 {date} 每日摘要：{len(items)} 条新内容"
-                if zh
-                else f"Timely Push digest for {date}: {len(items)} new"
+            title = translate(
+                lang, "Timely Push digest for %(date)s: %(n)s new", date=date, n=len(items)
             )
             if not items:
-                title = (
-                    f"及时推 {date}：今天没有新内容" if zh else f"Timely Push {date}: nothing new"
-                )
+                title = translate(lang, "Timely Push %(date)s: nothing new", date=date)
         elif row.kind == "summary":
             label = concern_label(self.loaded.concerns.get(items[0].concern_id))
-            title = (
-                f"及时推：{label} 现有 {len(items)} 条相关内容"
-                if zh
-                else f"Timely Push: {label} has {len(items)} relevant pages now"
+            title = translate(
+                lang,
+                "Timely Push: %(concern)s has %(n)s relevant pages now",
+                concern=label,
+                n=len(items),
             )
         elif len(items) == 1:
             title = items[0].title
         else:
-            title = (
-                f"及时推：{len(items)} 条新内容" if zh else f"Timely Push: {len(items)} new matches"
-            )
+            title = translate(lang, "Timely Push: %(n)s new matches", n=len(items))
         shown = items[:APPRISE_MAX_ITEMS]
         lines = [f"{i.title}\n{i.url}\n{i.why}" for i in shown]
         more = len(items) - len(shown)
         if more > 0:
-            lines.append(f"还有 {more} 条" if zh else f"{more} more")
-        lines.append(("控制台：" if zh else "Dashboard: ") + f"{self.base}/")
+            lines.append(translate(lang, "%(n)s more", n=more))
+        lines.append(translate(lang, "Dashboard: %(url)s", url=f"{self.base}/"))
         return Message(subject=title, text="\n\n".join(lines), id=mid)
 
     def _sms(self, items: list[DigestItem], mid: str, lang: str) -> Message:
-        brand = "【及时推】" if lang == "zh" else "Timely Push: "
         if len(items) == 1:
-            text = brand + items[0].title
+            text = translate(lang, "Timely Push: %(title)s", title=items[0].title)
             link = items[0].url if len(items[0].url) <= 40 else f"{self.base}/"
         else:
-            head = f"{len(items)} 条新内容：" if lang == "zh" else f"{len(items)} new: "
-            sep = "；" if lang == "zh" else "; "
-            text = brand + head + sep.join(i.title for i in items)
+            titles = translate(lang, "; ").join(i.title for i in items)
+            text = translate(
+                lang, "Timely Push: %(n)s new: %(titles)s", n=len(items), titles=titles
+            )
             link = f"{self.base}/"
         return Message(subject=text, text=fit_sms(text, link), id=mid)
 
     def _sms_summary(self, items: list[DigestItem], mid: str, lang: str, label: str) -> Message:
-        if lang == "zh":
-            text = f"【及时推】{label} 现有 {len(items)} 条相关内容"
-        else:
-            text = f"Timely Push: {label} has {len(items)} relevant pages now"
+        text = translate(
+            lang,
+            "Timely Push: %(concern)s has %(n)s relevant pages now (SMS)",
+            concern=label,
+            n=len(items),
+        )
         return Message(subject=text, text=fit_sms(text, f"{self.base}/"), id=mid)
 
 

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from app.core.i18n import gettext
+from app.core.i18n import translate
 
 
 class ServiceError(Exception):
@@ -49,7 +49,7 @@ class ServiceError(Exception):
 
     def text(self, lang: str) -> str:
         """The message in ``lang`` (``zh`` or ``en``)."""
-        return gettext(lang, self.msgid, **self.params)
+        return translate(lang, self.msgid, **self.params)
 
 
 class NotFound(ServiceError):

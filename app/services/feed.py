@@ -18,6 +18,7 @@ from lxml import etree
 from sqlmodel import Session, col, select
 
 from app.core.config import Settings
+from app.core.i18n import translate
 from app.models import Concern, Match, User, utcnow
 from app.services.delivery_compose import concern_label
 from push import language, why
@@ -101,10 +102,10 @@ def build_feed(
     base = settings.base_url.rstrip("/")
     root = etree.Element(f"{{{ATOM}}}feed", nsmap={None: ATOM})
     root.set("{http://www.w3.org/XML/1998/namespace}lang", "zh-CN" if zh else "en")
-    brand = "及时推" if zh else "Timely Push"
+    brand = translate(lang, "Timely Push")
     if concern is None:
         _sub(root, "id", _tag(settings, f"user/{user.id}"))
-        _sub(root, "title", f"{brand} · {'我的消息' if zh else 'My messages'}")
+        _sub(root, "title", f"{brand} · {translate(lang, 'My messages')}")
         self_url = feed_url(settings, user.feed_token)
     else:
         _sub(root, "id", _tag(settings, f"user/{user.id}/concern/{concern.id}"))
@@ -113,7 +114,7 @@ def build_feed(
     _sub(
         root,
         "subtitle",
-        "您关注的网站上新出现的相关内容" if zh else "New relevant pages on the sites you follow",
+        translate(lang, "New relevant pages on the sites you follow"),
     )
     _sub(root, "updated", _stamp(found[0].created_at if found else utcnow()))
     _sub(root, "link", rel="self", type="application/atom+xml", href=self_url)

@@ -6,11 +6,9 @@ language, else the visitor's pick, else Accept-Language, else Chinese.
 
 from __future__ import annotations
 
-from typing import Any
-
 from starlette.requests import Request
 
-from app.core.i18n import DEFAULT, LANGUAGES, N_, gettext, has, negotiate, translations
+from app.core.i18n import DEFAULT, LANGUAGES, N_, has, negotiate, translate, translations
 
 # Ids composed from stored values (``_("status:" ~ run.status)``): listed here so that the
 # extraction keeps them in the catalogues.
@@ -37,11 +35,6 @@ DYNAMIC = (
     # push channels by name
     *(N_("Email"), N_("Webhook"), N_("SMS"), N_("Apprise")),
 )
-
-
-def translate(lang: str, key: str, **params: Any) -> str:
-    """The text for ``key`` in ``lang`` with ``%(params)s`` filled in."""
-    return gettext(lang, key, **params)
 
 
 def negotiate_request(request: Request) -> str:

@@ -165,7 +165,7 @@ def test_webhook_410_disables_and_tells_the_user(
     statuses = {r.kind: r.status for r in rows(session)}
     assert statuses == {"instant": "dead", "webhook_gone": "sent"}
     [notice] = push_env.messages
-    assert notice["Subject"] == "[及时推] 你的 Webhook 已停用"
+    assert notice["Subject"] == "[及时推] 您的 Webhook 已停用"
     calls = len(hook.requests)
     later = make_matches(session, make_concern(session, user), 1)
     assert delivery.enqueue_for_matches(session, later) == 0

@@ -85,7 +85,7 @@ def test_account_email_goes_out_with_smtp(smtp_only: SmtpSink) -> None:
     )
     assert send_account_email(get_settings(), "new@b.cn", subject, text, html)
     [msg] = smtp_only.messages
-    assert msg["Subject"] == "[及时推] 请验证你的邮箱"
+    assert msg["Subject"] == "[及时推] 请验证您的邮箱"
     assert "http://t/verify/abc" in msg.get_body(("plain",)).get_content()  # type: ignore[union-attr]
 
 

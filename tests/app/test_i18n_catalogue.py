@@ -22,10 +22,10 @@ LOCALE = ROOT / "app" / "locale"
 PROPER_NAMES = {
     "Apprise", "Webhook", "Webhooks", "Standard", "PageRank", "IPageRank", "Fish", "Search",
     "API", "REST", "JSON", "Atom", "RSS", "Bark", "ntfy", "Telegram", "Server", "Discord",
-    "Slack", "POST", "Asia", "Shanghai",
+    "Slack", "POST", "HTTP", "Asia", "Shanghai",
 }  # fmt: skip
 _PLACEHOLDER = re.compile(r"%\(\w+\)s")
-_CODE = re.compile(r"[a-z]+://\S*|/[\w/.-]+|\b\w+(?:[-.]\w+)+\b")  # URLs, paths, identifiers
+_CODE = re.compile(r"<[^>]*>|[a-z]+://\S*|/[\w/.-]+|\b\w+(?:[-.]\w+)+\b")  # tags, URLs, …
 _WORD = re.compile(r"[A-Za-z]{2,}")
 
 
@@ -113,8 +113,8 @@ def test_the_word_check_finds_english():
 
 
 def test_gettext_in_both_languages():
-    assert i18n.gettext("zh", "%(n)s unread", n=3) == "3 条未读"
-    assert i18n.gettext("en", "%(n)s unread", n=3) == "3 unread"
-    assert i18n.gettext("en", "status:interrupted") == "interrupted"
-    assert i18n.gettext("zh", "status:interrupted") == "已中断"
-    assert i18n.gettext("zh", "push:both") == "即时推送 + 每日摘要"
+    assert i18n.translate("zh", "%(n)s unread", n=3) == "3 条未读"
+    assert i18n.translate("en", "%(n)s unread", n=3) == "3 unread"
+    assert i18n.translate("en", "status:interrupted") == "interrupted"
+    assert i18n.translate("zh", "status:interrupted") == "已中断"
+    assert i18n.translate("zh", "push:both") == "即时推送 + 每日摘要"

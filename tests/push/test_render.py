@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gettext
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -27,7 +28,11 @@ def _item(i: int, concern: int) -> DigestItem:
 
 @pytest.fixture
 def renderer() -> Renderer:
-    return Renderer(ROOT / "templates" / "email")
+    catalogues = {
+        lang: gettext.translation("messages", ROOT / "app" / "locale", languages=[lang])
+        for lang in ("zh", "en")
+    }
+    return Renderer(ROOT / "templates" / "email", catalogues)
 
 
 def test_language_picks_zh_for_chinese_locales() -> None:
@@ -78,7 +83,7 @@ def test_empty_digest_says_nothing_today(renderer: Renderer) -> None:
 
 def test_account_templates(renderer: Renderer) -> None:
     verify = renderer.render("verify", "zh", email="a@b.cn", link="https://tp/v/1")
-    assert verify.subject == "[及时推] 请验证你的邮箱" and "https://tp/v/1" in verify.text
+    assert verify.subject == "[及时推] 请验证您的邮箱" and "https://tp/v/1" in verify.text
     reset = renderer.render("reset", "en", email="a@b.cn", link="https://tp/r/1", hours=2)
     assert "valid for 2 hours" in reset.text and reset.html and "https://tp/r/1" in reset.html
 
