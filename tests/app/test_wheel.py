@@ -80,7 +80,9 @@ def test_wheel_installed_outside_the_checkout_migrates_and_serves(tmp_path: Path
             str(venv / "bin" / "python"),
             "-c",
             "import app; from app.core.resources import data_path; "
-            "print(app.__file__); print(data_path('templates')); print(data_path('alembic'))",
+            "from app.core.i18n import locale_dir; "
+            "print(app.__file__); print(data_path('templates')); print(data_path('alembic')); "
+            "print(locale_dir())",
         ],
         cwd=work,
         env=app_env,
@@ -89,6 +91,8 @@ def test_wheel_installed_outside_the_checkout_migrates_and_serves(tmp_path: Path
         check=True,
     ).stdout.split()
     assert all(path.startswith(str(venv)) for path in where), where  # nothing from the checkout
+    for lang in ("zh", "en"):  # the compiled translation catalogues travel inside the wheel
+        assert (Path(where[-1]) / lang / "LC_MESSAGES" / "messages.mo").is_file()
 
     timelypush = str(venv / "bin" / "timelypush")
     migrate = subprocess.run(
@@ -119,7 +123,10 @@ def test_wheel_installed_outside_the_checkout_migrates_and_serves(tmp_path: Path
 
         wait_for(healthy, 150, "the installed service", step=0.5)
         with httpx.Client(base_url=base) as client:
-            assert client.get("/login").status_code == 200  # a template
+            login = client.get("/login", headers={"Accept-Language": "zh-CN"})
+            assert login.status_code == 200 and "忘记密码？" in login.text  # template, catalogue
+            english = client.get("/login", headers={"Accept-Language": "en"})
+            assert "Forgot password?" in english.text
             assert client.get("/static/css/app.css").status_code == 200
     finally:
         stop(proc)

@@ -76,7 +76,11 @@ def test_first_hour_walk(live: dict[str, Any], tmp_path: Path, phone: bool) -> N
     suffix = "-phone" if phone else ""
     with sync_playwright() as p:
         browser = p.chromium.launch(
-            executable_path=test_browser.CHROMIUM, args=test_browser.CHROMIUM_ARGS
+            executable_path=test_browser.CHROMIUM,
+            args=[
+                *test_browser.CHROMIUM_ARGS,
+                "--lang=zh-CN",
+            ],  # date fields as a Chinese browser shows them
         )
         context = browser.new_context(
             locale="zh-CN",
