@@ -110,7 +110,7 @@ def test_the_model_explains_itself(alice_client, db, msg):
     db.commit()
     page = alice_client.get(f"/messages/{msg.id}").text
     why = page[page.index('<dl class="why">') : page.index("</dl>")]
-    assert "标题: 足球" in why and "正文: 足球" in why  # literal hits and where
+    assert "标题：足球" in why and "正文：足球" in why  # literal hits and where
     assert "恒大" not in why.split("命中的学习词")[0]  # a learned term is not a keyword hit
     learned = why[why.index("why-learned") :]
     assert "中超" in learned and "恒大" in learned and "学习得来" in learned

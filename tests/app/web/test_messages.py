@@ -48,7 +48,7 @@ def test_each_match_says_why_it_matched(alice_client, feed):
     page = alice_client.get(f"/messages/{feed['old'].id}")
     assert page.status_code == 200
     assert "为什么推送" in page.text and "出现位置" in page.text
-    assert "标题: 足球" in page.text and "元关键词: 足球" in page.text
+    assert "标题：足球" in page.text and "元关键词：足球" in page.text
     assert "链接文字" not in page.text  # a zero share is not a place it was found
     assert "0.85" in page.text and "+0.50" in page.text and "关键词位置相关度" in page.text
     assert "<mark>足球</mark>" in page.text
@@ -102,7 +102,7 @@ def test_date_filter_and_bad_dates(alice_client, feed):
     page = alice_client.get("/messages?since=2000-01-01&until=2000-01-02")
     assert _ids(page.text) == []
     bad = alice_client.get("/messages?since=yesterday")
-    assert bad.status_code == 200 and "日期格式为 YYYY-MM-DD" in bad.text
+    assert bad.status_code == 200 and "请按“年-月-日”输入日期" in bad.text
 
 
 def test_mark_read_unread_and_delete(alice_client, db, feed):
