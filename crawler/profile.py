@@ -211,14 +211,14 @@ class TopicProfile:
             strong = hits >= self.params["learn_body_hits"]
         chars = int(self.params["learn_text_chars"])
         tokens = self._terms_of(textmod.tokenize(f"{head} {page.text[:chars]}"))
-        if strong:
-            tokens |= self._candidates(page)
+        candidates = self._candidates(page) if strong else set()
+        tokens |= candidates
         self.n_pages += 1
         for term in tokens:
             self.df_all[term] = self.df_all.get(term, 0) + 1
         if strong:
             self.n_strong += 1
-            for term in self._candidates(page) | self._terms_of(head_tokens):
+            for term in candidates | self._terms_of(head_tokens):
                 self.df_strong[term] = self.df_strong.get(term, 0) + 1
         if len(self.df_all) > self.params["learn_max_vocab"]:
             self.df_all = {t: n for t, n in self.df_all.items() if n > 1 or t in self.df_strong}
