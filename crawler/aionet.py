@@ -19,7 +19,7 @@ import asyncio
 import socket
 import ssl
 from collections.abc import Iterable
-from typing import Any
+from typing import Any, cast
 
 import httpcore
 
@@ -43,8 +43,7 @@ class _Connection(asyncio.Protocol):
         self._drained: asyncio.Future[None] | None = None
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
-        assert isinstance(transport, asyncio.Transport)
-        self.transport = transport
+        self.transport = cast(asyncio.Transport, transport)  # uvloop's are not subclasses
 
     def data_received(self, data: bytes) -> None:
         self.buffer += data
@@ -164,7 +163,6 @@ class AsyncioStream(httpcore.AsyncNetworkStream):
             raise httpcore.ConnectError(str(exc)) from exc
         if transport is None:  # pragma: no cover (the loop gave up on the handshake)
             raise httpcore.ConnectError("TLS handshake failed")
-        assert isinstance(transport, asyncio.Transport)
         self._connection.transport = transport
         return AsyncioStream(transport, self._connection)
 
@@ -208,7 +206,6 @@ class AsyncioBackend(httpcore.AsyncNetworkBackend):
             ) from exc
         except OSError as exc:
             raise httpcore.ConnectError(str(exc)) from exc
-        assert isinstance(transport, asyncio.Transport)
         sock: socket.socket | None = transport.get_extra_info("socket")
         for option in socket_options or ():
             if sock is not None:

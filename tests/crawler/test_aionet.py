@@ -142,3 +142,20 @@ async def test_only_httpcore_pools_are_switched() -> None:
     assert use_asyncio_backend(proxied)
     assert isinstance(proxied._pool._network_backend, AsyncioBackend)
     await proxied.aclose()
+
+
+def test_under_uvloop() -> None:
+    # the crawl workers run on uvloop, whose transports are not asyncio's classes
+    import uvloop
+
+    async def run() -> int:
+        state = _Server()
+        srv = await asyncio.start_server(state.handle, "127.0.0.1", 0)
+        port = srv.sockets[0].getsockname()[1]
+        async with httpx.AsyncClient(transport=_transport()) as client:
+            for size in (5, 2_500_000, 7):
+                assert len((await client.get(f"http://127.0.0.1:{port}/{size}")).content) == size
+        srv.close()
+        return state.connections
+
+    assert uvloop.run(run()) == 1
