@@ -91,8 +91,10 @@ def normalize(text: str) -> str:
 _SHORT = 80
 """Texts up to this length (anchors, titles: they repeat on every page of a site) are
 segmented once and remembered until the dictionary changes; longer ones are not kept."""
-_CACHE_MAX = 100_000
+_CACHE_MAX = 20_000
+"""Short texts remembered per generation (two generations, as for blocks below)."""
 _short: dict[str, tuple[str, ...]] = {}
+_short_old: dict[str, tuple[str, ...]] = {}
 
 _BLOCKS_MAX = 40_000
 """Blocks (runs of CJK, letters and digits, or the text between them) remembered per
@@ -107,12 +109,18 @@ def tokenize(text: str) -> list[str]:
     """Segment ``text`` into normalized word tokens (no punctuation, no whitespace)."""
     if not text:
         return []
+    global _short, _short_old
     if len(text) <= _SHORT:
         hit = _short.get(text)
         if hit is None:
-            hit = tuple(_segment(text))
+            hit = _short_old.get(text)
+            if hit is None:
+                epoch = _epoch
+                hit = tuple(_segment(text))
+                if epoch != _epoch:
+                    return list(hit)
             if len(_short) >= _CACHE_MAX:
-                _short.clear()
+                _short_old, _short = _short, {}
             _short[text] = hit
         return list(hit)
     return _segment(text)
@@ -163,9 +171,9 @@ def _cut(block: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
 
 def _forget() -> None:
     """Drop remembered segmentations (the dictionary changed)."""
-    global _epoch, _blocks, _blocks_old
+    global _epoch, _blocks, _blocks_old, _short, _short_old
     _epoch += 1
-    _short.clear()
+    _short, _short_old = {}, {}
     _blocks, _blocks_old = {}, {}
 
 
