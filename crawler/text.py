@@ -30,6 +30,7 @@ logger = logging.getLogger(__name__)
 __all__ = [
     "STOPWORDS",
     "add_words",
+    "clear_cache",
     "extract_keywords",
     "idf_table",
     "is_stopword",
@@ -167,6 +168,11 @@ def _cut(block: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
             _blocks_old, _blocks = _blocks, {}
         _blocks[block] = hit
     return hit
+
+
+def clear_cache() -> None:
+    """Forget every remembered segmentation (benchmarks that time segmentation use it)."""
+    _forget()
 
 
 def _forget() -> None:
