@@ -463,12 +463,21 @@ class Judge:
                 self.seen[self.seen.index(previous)] = seen
             else:
                 self.seen.append(seen)
+                self._forget_features()
             self._by_url[seen.url] = seen
             self._maybe_refit()
         judgment = self._decide(seen)
         if judgment.relevant and observe:
             seen.pushed = True
         return judgment
+
+    def _forget_features(self) -> None:
+        """Memory: the page that just left the refit window (the last ``max_examples`` items)
+        is never read again if it was pushed — refits take only the window, ``finish`` re-judges
+        only what was not pushed — so its features go; a pending page keeps them."""
+        gone = len(self.seen) - int(self.params["max_examples"]) - 1
+        if gone >= 0 and self.seen[gone].pushed:
+            self.seen[gone].features = {}
 
     def _decide(self, seen: _Seen) -> Judgment:
         p_model, fired = self._model_probability(seen) if self.warm else (0.0, [])

@@ -99,6 +99,8 @@ class TopicProfile:
         self.params = {**_DEFAULTS, **self.params}
         self._index: _Index | None = None
         self._user_index: _Index | None = None
+        self._supported_terms: set[str] = set()
+        self._supported_of: tuple[dict[str, int], float] | None = None
         textmod.add_words([*self.keywords, *self.synonyms, *self.exclude, *self.learned])
 
     # -- construction ---------------------------------------------------------------------
@@ -211,15 +213,19 @@ class TopicProfile:
             strong = hits >= self.params["learn_body_hits"]
         chars = int(self.params["learn_text_chars"])
         tokens = self._terms_of(textmod.tokenize(f"{head} {page.text[:chars]}"))
-        if strong:
-            tokens |= self._candidates(page)
+        candidates = self._candidates(page) if strong else set()
+        tokens |= candidates
         self.n_pages += 1
         for term in tokens:
             self.df_all[term] = self.df_all.get(term, 0) + 1
         if strong:
             self.n_strong += 1
-            for term in self._candidates(page) | self._terms_of(head_tokens):
-                self.df_strong[term] = self.df_strong.get(term, 0) + 1
+            supported = self._supported()
+            least = self.params["learn_min_support"]
+            for term in candidates | self._terms_of(head_tokens):
+                support = self.df_strong[term] = self.df_strong.get(term, 0) + 1
+                if support >= least:
+                    supported.add(term)
         if len(self.df_all) > self.params["learn_max_vocab"]:
             self.df_all = {t: n for t, n in self.df_all.items() if n > 1 or t in self.df_strong}
         before = set(self.learned)
@@ -263,9 +269,8 @@ class TopicProfile:
                 self._set_learned({})
             return
         scored: list[tuple[float, str, float]] = []
-        for term, support in self.df_strong.items():
-            if support < p["learn_min_support"]:
-                continue
+        for term in self._supported():
+            support = self.df_strong[term]
             seen = max(support, self.df_all.get(term, support))
             lift = (support / self.n_strong) / (seen / max(1, self.n_pages))
             if lift < p["learn_min_lift"] or support / seen < p["learn_min_precision"]:
@@ -275,6 +280,17 @@ class TopicProfile:
         top = scored[: int(p["learn_max_terms"])]
         weight = p["learn_max_weight"]
         self._set_learned({t: round(weight * (1 - 1 / lift), 4) for _, t, lift in top})
+
+    def _supported(self) -> set[str]:
+        """The terms of ``df_strong`` with at least ``learn_min_support`` strong pages (the only
+        candidates of ``_relearn``), kept up to date by ``learn`` instead of scanning
+        ``df_strong`` after every page; rebuilt when ``df_strong`` or the limit is replaced."""
+        least = self.params["learn_min_support"]
+        source = self._supported_of
+        if source is None or source[0] is not self.df_strong or source[1] != least:
+            self._supported_terms = {t for t, n in self.df_strong.items() if n >= least}
+            self._supported_of = (self.df_strong, least)
+        return self._supported_terms
 
     def _set_learned(self, learned: dict[str, float]) -> None:
         if learned != self.learned:
@@ -314,6 +330,10 @@ class TopicProfile:
         )
 
 
+_UNSEEN = object()
+_MEMO_MAX = 50_000
+
+
 class _Index:
     """Matches weighted terms against jieba tokens.
 
@@ -329,6 +349,7 @@ class _Index:
         self.single: dict[str, str] = {}
         self.cjk: list[str] = []
         self.phrases: dict[str, list[tuple[tuple[str, ...], str]]] = {}
+        self._memo: dict[str, object] = {}
         for term in sorted(weights, key=lambda t: -weights[t]):
             toks = textmod.tokenize(term) if not _CJK.search(term) or " " in term else [term]
             if len(toks) == 1:
@@ -339,7 +360,22 @@ class _Index:
                 self.phrases.setdefault(toks[0], []).append((tuple(toks), term))
 
     def match(self, tokens: Sequence[str]) -> list[str]:
-        out: list[str] = []
+        if not self.phrases:  # token by token; what each token matches is remembered
+            memo = self._memo
+            out: list[str] = []
+            for tok in tokens:
+                term = memo.get(tok, _UNSEEN)
+                if term is _UNSEEN:
+                    term = self.single.get(tok)
+                    if term is None and len(tok) > 2:
+                        term = next((t for t in self.cjk if t in tok), None)
+                    if len(memo) >= _MEMO_MAX:
+                        memo.clear()
+                    memo[tok] = term
+                if term is not None:
+                    out.append(term)  # type: ignore[arg-type]
+            return out
+        out = []
         i, n = 0, len(tokens)
         while i < n:
             tok = tokens[i]

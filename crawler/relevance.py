@@ -197,19 +197,9 @@ def _fish(
     return hits.result("fish", score, p["fish_threshold"], {"max_weight": score})
 
 
-_idf_cache: dict[str, float] = {}
-
-
 def _idf() -> tuple[dict[str, float], float]:
     """jieba's bundled IDF table and its median (for unknown words)."""
-    if not _idf_cache:
-        textmod.extract_keywords("足球")  # loads jieba.analyse
-        import jieba.analyse
-
-        tfidf = jieba.analyse.default_tfidf
-        _idf_cache.update(tfidf.idf_freq)
-        _idf_cache["\0median"] = float(tfidf.median_idf)
-    return _idf_cache, _idf_cache["\0median"]
+    return textmod.idf_table()
 
 
 def _vector(

@@ -21,6 +21,8 @@ import threading
 import unicodedata
 import warnings
 from collections.abc import Iterable
+from operator import itemgetter
+from pathlib import Path
 from typing import Any
 
 logger = logging.getLogger(__name__)
@@ -28,7 +30,9 @@ logger = logging.getLogger(__name__)
 __all__ = [
     "STOPWORDS",
     "add_words",
+    "clear_cache",
     "extract_keywords",
+    "idf_table",
     "is_stopword",
     "normalize",
     "tokenize",
@@ -73,7 +77,6 @@ def _load() -> Any:
                     warnings.simplefilter("ignore", DeprecationWarning)
                     warnings.simplefilter("ignore", ResourceWarning)  # jieba leaves idf.txt open
                     import jieba
-                    import jieba.analyse
 
                 jieba.setLogLevel(logging.WARNING)
                 jieba.initialize()
@@ -89,28 +92,95 @@ def normalize(text: str) -> str:
 _SHORT = 80
 """Texts up to this length (anchors, titles: they repeat on every page of a site) are
 segmented once and remembered until the dictionary changes; longer ones are not kept."""
-_CACHE_MAX = 100_000
+_CACHE_MAX = 20_000
+"""Short texts remembered per generation (two generations, as for blocks below)."""
 _short: dict[str, tuple[str, ...]] = {}
+_short_old: dict[str, tuple[str, ...]] = {}
+
+_BLOCKS_MAX = 40_000
+"""Blocks (runs of CJK, letters and digits, or the text between them) remembered per
+generation; two generations are kept, so a block seen in the last 40,000–80,000 stays."""
+_blocks: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {}
+_blocks_old: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {}
+_epoch = 0
+"""Bumped when the dictionary changes: a segmentation begun before is not remembered."""
 
 
 def tokenize(text: str) -> list[str]:
     """Segment ``text`` into normalized word tokens (no punctuation, no whitespace)."""
     if not text:
         return []
+    global _short, _short_old
     if len(text) <= _SHORT:
         hit = _short.get(text)
         if hit is None:
-            hit = tuple(_segment(text))
+            hit = _short_old.get(text)
+            if hit is None:
+                epoch = _epoch
+                hit = tuple(_segment(text))
+                if epoch != _epoch:
+                    return list(hit)
             if len(_short) >= _CACHE_MAX:
-                _short.clear()
+                _short_old, _short = _short, {}
             _short[text] = hit
         return list(hit)
     return _segment(text)
 
 
 def _segment(text: str) -> list[str]:
-    jieba = _load()
-    return [tok for tok in jieba.lcut(normalize(text)) if _WORD.search(tok) and not tok.isspace()]
+    out: list[str] = []
+    for block in _split(normalize(text)):
+        out.extend(_cut(block)[1])
+    return out
+
+
+def _raw_tokens(norm: str) -> list[str]:
+    """jieba's own tokens of normalized text, punctuation and whitespace included."""
+    out: list[str] = []
+    for block in _split(norm):
+        out.extend(_cut(block)[0])
+    return out
+
+
+def _split(norm: str) -> list[str]:
+    """The blocks jieba segments independently of each other (``jieba.cut`` splits its input
+    on the same pattern first), so cutting block by block gives exactly its tokens."""
+    jieba = _jieba or _load()
+    return [b for b in jieba.re_han_default.split(norm) if b]
+
+
+def _cut(block: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """(jieba's tokens, the word tokens among them) of one block, remembered: a page's text
+    is read by the judgment, the term learner and the keyword extractor, and navigation and
+    titles repeat on every page of a site."""
+    global _blocks, _blocks_old
+    hit = _blocks.get(block)
+    if hit is None:
+        hit = _blocks_old.get(block)
+        if hit is None:
+            epoch = _epoch
+            raw = tuple(_jieba.lcut(block))
+            words = tuple(t for t in raw if _WORD.search(t) and not t.isspace())
+            hit = (raw, raw if words == raw else words)
+            if epoch != _epoch:  # the dictionary changed meanwhile (another thread)
+                return hit
+        if len(_blocks) >= _BLOCKS_MAX:
+            _blocks_old, _blocks = _blocks, {}
+        _blocks[block] = hit
+    return hit
+
+
+def clear_cache() -> None:
+    """Forget every remembered segmentation (benchmarks that time segmentation use it)."""
+    _forget()
+
+
+def _forget() -> None:
+    """Drop remembered segmentations (the dictionary changed)."""
+    global _epoch, _blocks, _blocks_old, _short, _short_old
+    _epoch += 1
+    _short, _short_old = {}, {}
+    _blocks, _blocks_old = {}, {}
 
 
 def add_words(words: Iterable[str]) -> None:
@@ -135,7 +205,7 @@ def add_words(words: Iterable[str]) -> None:
             jieba.add_word(word)
             jieba.suggest_freq(word, tune=True)
             _added.add(word)
-        _short.clear()  # remembered segmentations may split the new words
+        _forget()  # remembered segmentations may split the new words
 
 
 def is_stopword(tok: str) -> bool:
@@ -147,17 +217,52 @@ def is_stopword(tok: str) -> bool:
     return len(tok) == 1 and not ("\u4e00" <= tok <= "\u9fff")
 
 
+_TFIDF_STOPWORDS_TEXT = """the of is and to in that we for an are by be as on with can if from
+    which you it this then at have all not one has or"""
+_TFIDF_STOPWORDS = frozenset(_TFIDF_STOPWORDS_TEXT.split())
+"""``jieba.analyse``'s own stop words for its TF-IDF (``KeywordExtractor.STOP_WORDS``)."""
+_idf: tuple[dict[str, float], float] | None = None
+
+
+def idf_table() -> tuple[dict[str, float], float]:
+    """jieba's bundled IDF table (``jieba/analyse/idf.txt``) and its median, for unknown words.
+
+    Read the way ``jieba.analyse`` reads it, without importing ``jieba.analyse``: that would
+    also load the part-of-speech tagger's tables, seconds of start-up for nothing used here.
+    """
+    global _idf
+    if _idf is None:
+        with _lock:
+            if _idf is None:
+                jieba = _load()
+                path = Path(jieba.__file__).parent / "analyse" / "idf.txt"
+                freq: dict[str, float] = {}
+                for line in path.read_bytes().decode("utf-8").splitlines():
+                    word, value = line.strip().split(" ")
+                    freq[word] = float(value)
+                _idf = freq, sorted(freq.values())[len(freq) // 2]
+    return _idf
+
+
 def extract_keywords(text: str, topk: int = 20) -> list[tuple[str, float]]:
     """The ``topk`` most characteristic terms of ``text`` by jieba's TF-IDF, stop words removed.
 
-    Single characters and numbers are dropped: they make poor topic terms.
+    Computes what ``jieba.analyse.extract_tags(text, topK=2·topk, withWeight=True)`` returns,
+    from the remembered segmentation (see ``tokenize``); single characters and numbers are then
+    dropped: they make poor topic terms.
     """
     if not text:
         return []
-    _load()
-    import jieba.analyse
-
-    tags = jieba.analyse.extract_tags(normalize(text), topK=topk * 2, withWeight=True)
+    idf, median = idf_table()
+    freq: dict[str, float] = {}
+    for word in _raw_tokens(normalize(text)):
+        if len(word.strip()) < 2 or word.lower() in _TFIDF_STOPWORDS:
+            continue
+        freq[word] = freq.get(word, 0.0) + 1.0
+    total = sum(freq.values())
+    for word in freq:
+        freq[word] *= idf.get(word, median) / total
+    tags = sorted(freq.items(), key=itemgetter(1), reverse=True)[: topk * 2]
     out: list[tuple[str, float]] = []
     for tag, weight in tags:
         if len(tag) < 2 or is_stopword(tag) or not _WORD.search(tag):

@@ -205,3 +205,27 @@ def test_an_english_story_that_never_says_football() -> None:
     url2 = "https://news.example.com/story/1"
     hit = sports.judge(Page(url2, url2, 200, title="Rugby returns | Sport | News", kind="item"))
     assert hit.relevant and hit.explanation["hits"][0]["where"] == {"title": 1}
+
+
+def test_pushed_pages_outside_the_refit_window_drop_their_words_and_nothing_else_changes() -> None:
+    # memory of a long visit: only the refit window and the pages still pending keep features
+    pages = visit(random.Random(5), 150) + [zhongchao(i) for i in range(901, 911)]
+    params = {"max_examples": 40, "min_items": 10, "warm_items": 30}
+    kept = Judge(profile(), params=params)
+    kept._forget_features = lambda: None  # type: ignore[method-assign]  # the reference: keeps all
+    trimmed = Judge(profile(), params=params)
+    for page in pages:
+        a, b = kept.judge(page), trimmed.judge(page)
+        assert (a.relevant, a.probability, a.explanation) == (
+            b.relevant,
+            b.probability,
+            b.explanation,
+        )
+    assert [(u, j.probability) for u, j in kept.finish()] == [
+        (u, j.probability) for u, j in trimmed.finish()
+    ]
+    assert kept.state() == trimmed.state()
+    window = len(trimmed.seen) - 40
+    dropped = [i for i, s in enumerate(trimmed.seen) if not s.features]
+    assert dropped and all(i < window and kept.seen[i].pushed for i in dropped)
+    assert all(s.features for s in trimmed.seen if not s.pushed)

@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+import re
+import warnings
+from pathlib import Path
+
 from crawler import text
+from crawler.parse import decode_body, parse_html
 
 
 def test_normalize_folds_full_width_and_case() -> None:
@@ -44,3 +49,55 @@ def test_extract_keywords_drops_stop_words_and_numbers() -> None:
     assert all(len(t) >= 2 and not t.isdigit() for t in terms)
     assert all(weight > 0 for _, weight in words)
     assert text.extract_keywords("") == []
+
+
+def _pages(shared_data: Path) -> list[str]:
+    """Titles, texts, anchors and link contexts of the saved real pages."""
+    texts = [
+        "café naïve ① ㎏ ＮＢＡ总决赛 ...—— 3.5% C++ #tag a&b x_y 中超联赛第五轮，国安2比1胜申花。"
+    ]
+    for path in sorted((shared_data / "html").glob("*.html"))[:6]:
+        decoded, _ = decode_body(path.read_bytes(), None)
+        page = parse_html(decoded, "http://news.example.test/")
+        texts += [page.title, page.description, page.text, page.text[:4000]]
+        texts += [link.anchor for link in page.links[:150]]
+        texts += [link.context for link in page.links[:150]]
+    return texts
+
+
+def test_tokenize_and_keywords_are_exactly_jiebas(shared_data: Path) -> None:
+    # segmentation is remembered block by block and shared between readers; the result must
+    # stay what jieba gives for the whole text, and the keywords what jieba.analyse gives
+    with warnings.catch_warnings():  # jieba's regexes: invalid escape sequences
+        warnings.simplefilter("ignore")
+        import jieba
+        import jieba.analyse
+
+    word = re.compile(r"\w")
+    texts = _pages(shared_data)
+    for _ in range(2):  # the second pass is answered from what was remembered
+        for value in texts:
+            expected = [
+                t for t in jieba.lcut(text.normalize(value)) if word.search(t) and not t.isspace()
+            ]
+            assert text.tokenize(value) == expected
+    for value in texts:
+        if len(value) < 40:
+            continue
+        tags = jieba.analyse.extract_tags(text.normalize(value), topK=10, withWeight=True)
+        expected_tags = [
+            (t, w)
+            for t, w in tags
+            if len(t) >= 2 and not text.is_stopword(t) and word.search(t)
+            if not t.replace(".", "").isdigit()
+        ][:5]
+        assert text.extract_keywords(value, topk=5) == expected_tags
+
+
+def test_remembered_segmentation_follows_new_words() -> None:
+    sentence = "银狐杯决赛今晚开打，银狐杯冠军将获得奖金。" * 3
+    before = text.tokenize(sentence)
+    assert "银狐杯" not in before
+    text.add_words(["银狐杯"])
+    assert text.tokenize(sentence).count("银狐杯") == 6
+    assert "银狐杯" in [t for t, _ in text.extract_keywords(sentence, topk=5)]
