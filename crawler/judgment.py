@@ -359,6 +359,7 @@ class Judge:
         self._fitted_at = 0
         self._final = False
         self.held: dict[str, float] = {}
+        self._link_cache: dict[tuple[str, int], float] = {}
         self.mid = float(state.get("mid", 0.0)) if state else 0.0
         self.scale = float(state.get("scale", 1.0)) if state else 1.0
 
@@ -609,6 +610,34 @@ class Judge:
             key=lambda kv: -kv[1],
         )
         return [(t, round(w, 3)) for t, w in top[:n]]
+
+    def link_probability(self, text: str) -> float:
+        """How likely the page behind a link is on-topic, judged from the link's own text
+        (anchor, surrounding words) the way a page's headline is: a user's word in it counts as
+        in a title; once the model is warm, its learned words count too. In [0, 1]."""
+        if not text:
+            return 0.0
+        cache = self._link_cache
+        key = (text, self._fitted_at)
+        hit = cache.get(key)
+        if hit is not None:
+            return hit
+        tokens = _stem_all(textmod.tokenize(text))
+        literal = self.params["p_title"] if self._user_index.match(tokens) else 0.0
+        if self._exclude and self.profile.excluded_in(tokens):
+            literal = 0.0
+        p_model = 0.0
+        if self.warm and self.model is not None:
+            feats = self._features(PageTokens(tokens, [], [], []))
+            if feats:
+                w = self.model.weights
+                z = self.model.bias + sum(v * w.get(t, 0.0) for t, v in feats.items())
+                p_model = min(1.0, _sigmoid(self.scale * (z - self.mid)) / self.c)
+        value = 1.0 - (1.0 - literal) * (1.0 - p_model)
+        if len(cache) > 50_000:
+            cache.clear()
+        cache[key] = value
+        return value
 
     def state(self) -> dict[str, Any]:
         """JSON-able model state, for the next visit."""

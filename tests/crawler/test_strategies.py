@@ -256,6 +256,7 @@ def test_every_strategy_is_registered_with_the_thesis_defaults() -> None:
         "fish-kp",
         "ipagerank",
         "pagerank",
+        "sections",
         "statistical",
         "topic-pagerank",
     ]
