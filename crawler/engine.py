@@ -189,16 +189,19 @@ async def crawl(
     fetcher: PageFetcher | None = None,
     checkpoint: Mapping[str, Any] | None = None,
     on_checkpoint: Callable[[dict[str, Any]], None] | None = None,
+    strategy: Strategy | None = None,
 ) -> AsyncGenerator[CrawlEvent, None]:
     """Crawl from ``seeds`` for ``topic``; yield one event per fetched URL (see module doc).
 
     ``fetcher`` (anything with ``async fetch(url, etag=None, last_modified=None) -> Page``)
-    replaces the built-in ``Fetcher(config.fetch, client=client)``.
+    replaces the built-in ``Fetcher(config.fetch, client=client)``; ``strategy`` replaces the
+    one ``config.strategy`` names (e.g. an evaluation strategy that knows the truth).
     """
     config = config or CrawlConfig()
     profile = _profile(topic)
     params = dict(config.params)
-    strategy: Strategy = make_strategy(config.strategy, profile, params)
+    if strategy is None:
+        strategy = make_strategy(config.strategy, profile, params)
     score_params = {k: float(v) for k, v in params.items() if isinstance(v, int | float)}
     judge = (
         Judge(profile, params=score_params, state=config.judge_state)
@@ -210,6 +213,7 @@ async def crawl(
     if steer:
         strategy.attach(judge)  # type: ignore[attr-defined]
         strategy.load(config.strategy_state)  # type: ignore[attr-defined]
+    rescore = getattr(strategy, "rescore", None)
     seed_urls = [u for u in (urls.canonicalize(s) for s in seeds) if u]
     if not seed_urls:
         raise ValueError("no crawlable seed URL")
@@ -241,6 +245,7 @@ async def crawl(
             "frontier": frontier.to_dict(requeue),
             "profile": profile.to_dict(),
             **({"steer": strategy.state()} if steer else {}),  # type: ignore[attr-defined]
+            **({"judge": judge.state()} if judge is not None else {}),
         }
 
     def expand(entry: Entry, page: Page, rel: Relevance) -> None:
@@ -261,8 +266,8 @@ async def crawl(
         for scored in strategy.score_links(replace(page, links=links), rel, entry.depth):
             anchor = scored.link.anchor if scored.link is not None else ""
             frontier.push(scored.url, scored.priority, scored.depth, hops, anchor)
-        if steer:
-            strategy.rescore(frontier)  # type: ignore[attr-defined]
+        if rescore is not None:
+            rescore(frontier)
 
     def event(entry: Entry, result: tuple[Page | None, int, str | None, float]) -> CrawlEvent:
         page, status, error, elapsed = result

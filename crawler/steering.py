@@ -111,7 +111,7 @@ class _Stat:
 class Steering(_Base):
     """Expected on-topic item harvest per fetch, under the concern's judgment (module doc)."""
 
-    name = "adaptive"
+    name: ClassVar[str] = "adaptive"
     uses_judgment: ClassVar[bool] = True
     defaults: ClassVar[dict[str, Any]] = {
         "w_link": 0.35,
@@ -122,6 +122,7 @@ class Steering(_Base):
         "hub": 0.85,
         "rescore_every": 50,
         "carry": 0.5,
+        "fair": 0.2,
     }
 
     def __init__(self, profile: TopicProfile, params: dict[str, Any] | None = None) -> None:
@@ -133,6 +134,8 @@ class Steering(_Base):
         """Queued URL → (A, P): the link's own text score and its parent's probability."""
         self._since_rescore = 0
         self._model_mark: object = None
+        self.hosts: set[str] = set()
+        """Hosts of the links seen (for the fair share)."""
 
     # -- wiring ---------------------------------------------------------------------------
     def attach(self, judge: Judge | None) -> None:
@@ -209,7 +212,10 @@ class Steering(_Base):
         return bool(self.profile.excluded_in(textmod.tokenize(link.anchor)))
 
     def priority(self, url: str, a: float, parent: float) -> float:
-        """The expected on-topic item harvest of fetching ``url`` (module doc)."""
+        """The expected on-topic item harvest of fetching ``url`` (module doc); a link whose
+        text has an exclude word (``a`` < 0) comes last."""
+        if a < 0:
+            return 0.0
         p = self.params
         keys = self._keys(url)
         rate = self._rate(keys)
@@ -218,7 +224,16 @@ class Steering(_Base):
         )
         hub = float(p["hub"]) * max(a, rate) * self._opens(keys[-1])
         k = self._item_odds(url, keys[-1])
-        return round(k * item + (1.0 - k) * hub, 6)
+        return round((k * item + (1.0 - k) * hub) * self._fair(keys[0]), 6)
+
+    def _fair(self, host: str) -> float:
+        """A nudge towards hosts that had less than an equal share of the fetches so far, so
+        that on a shared frontier links of equal value alternate between hosts."""
+        if len(self.hosts) < 2 or not self.total.fetched:
+            return 1.0
+        stat = self.stats.get(host)
+        share = (stat.fetched if stat is not None else 0.0) / self.total.fetched
+        return 1.0 - float(self.params["fair"]) * (share - 1.0 / len(self.hosts))
 
     # -- the protocol ---------------------------------------------------------------------
     def seed(self, url: str) -> ScoredLink:
@@ -232,7 +247,10 @@ class Steering(_Base):
     def observe(self, page: Page, probability: float, opened: bool) -> None:
         """Count a fetched page under its host, section and URL pattern."""
         is_item = page.kind == ITEM
-        for stat in (self.total, *(self.stats.setdefault(k, _Stat()) for k in self._keys(page.url))):
+        for stat in (
+            self.total,
+            *(self.stats.setdefault(k, _Stat()) for k in self._keys(page.url)),
+        ):
             stat.fetched += 1
             if is_item:
                 stat.items += 1
@@ -250,14 +268,17 @@ class Steering(_Base):
             parent = max(here) if here else self._rate(self._keys(page.url))
         out = []
         opened = False
-        for link in _unique_links(page):
-            a = 0.0 if self._excluded(link) else self._link_text(link)
+        links = _unique_links(page)
+        self.hosts.update(self._keys(link.url)[0] for link in links)
+        for link in links:
+            a = -1.0 if self._excluded(link) else self._link_text(link)
             if link.url in self.links:
                 old_a, old_p = self.links[link.url]
-                a, parent_here = max(a, old_a), max(parent, old_p)
+                a = min(a, old_a) if min(a, old_a) < 0 else max(a, old_a)
+                parent_here = max(parent, old_p)
             else:
                 parent_here = parent
-                opened = opened or url_item_prior(link.url) >= 0.5
+                opened = opened or self._item_odds(link.url, self._keys(link.url)[-1]) >= 0.5
             self.links[link.url] = (a, parent_here)
             out.append(ScoredLink(link.url, self.priority(link.url, a, parent_here), None, link))
         self.observe(page, probability, opened)
@@ -277,7 +298,7 @@ class Steering(_Base):
 
         def again(entry: Entry) -> float:
             a, parent = links.get(entry.url, (0.0, 0.0))
-            if changed and self.judge is not None and entry.anchor:
+            if changed and self.judge is not None and entry.anchor and a >= 0:
                 a = max(a, self.judge.link_probability(entry.anchor))
                 links[entry.url] = (a, parent)
             return self.priority(entry.url, a, parent)

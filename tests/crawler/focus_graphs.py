@@ -76,7 +76,7 @@ async def run(
     events: list[CrawlEvent] = []
     cfg = config(strategy, **kwargs)
     gen = crawl(
-        [url(s) for s in seeds],
+        [url(s) if s.startswith("/") else s for s in seeds],
         keywords,
         cfg,
         fetcher=fetcher,
