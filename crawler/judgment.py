@@ -360,6 +360,8 @@ class Judge:
         self._final = False
         self.held: dict[str, float] = {}
         self._link_cache: dict[tuple[str, int], float] = {}
+        self._learned: dict[str, float] = {}
+        self._learned_at = -1
         self.mid = float(state.get("mid", 0.0)) if state else 0.0
         self.scale = float(state.get("scale", 1.0)) if state else 1.0
 
@@ -614,30 +616,39 @@ class Judge:
     def link_probability(self, text: str) -> float:
         """How likely the page behind a link is on-topic, judged from the link's own text
         (anchor, surrounding words) the way a page's headline is: a user's word in it counts as
-        in a title; once the model is warm, its learned words count too. In [0, 1]."""
+        in a title (``p_title``); once the model is warm, its strongest learned words count up to
+        half that, by their weight relative to the strongest (a few words of link text are too
+        short for the page model's calibrated probability). In [0, 1]."""
         if not text:
             return 0.0
-        cache = self._link_cache
         key = (text, self._fitted_at)
-        hit = cache.get(key)
+        hit = self._link_cache.get(key)
         if hit is not None:
             return hit
         tokens = _stem_all(textmod.tokenize(text))
-        literal = self.params["p_title"] if self._user_index.match(tokens) else 0.0
+        value = self.params["p_title"] if self._user_index.match(tokens) else 0.0
         if self._exclude and self.profile.excluded_in(tokens):
-            literal = 0.0
-        p_model = 0.0
-        if self.warm and self.model is not None:
-            feats = self._features(PageTokens(tokens, [], [], []))
-            if feats:
-                w = self.model.weights
-                z = self.model.bias + sum(v * w.get(t, 0.0) for t, v in feats.items())
-                p_model = min(1.0, _sigmoid(self.scale * (z - self.mid)) / self.c)
-        value = 1.0 - (1.0 - literal) * (1.0 - p_model)
-        if len(cache) > 50_000:
-            cache.clear()
-        cache[key] = value
+            value = 0.0
+        elif value == 0.0 and self.warm:
+            learned = self._learned_weights()
+            value = (
+                0.5
+                * self.params["p_title"]
+                * max((learned.get(t, 0.0) for t in tokens), default=0.0)
+            )
+        if len(self._link_cache) > 50_000:
+            self._link_cache.clear()
+        self._link_cache[key] = value
         return value
+
+    def _learned_weights(self) -> dict[str, float]:
+        """The model's 50 strongest words, weights relative to the strongest (cached per fit)."""
+        if self._learned_at != self._fitted_at:
+            top = self.learned_terms(50)
+            best = top[0][1] if top else 1.0
+            self._learned = {t: w / best for t, w in top}
+            self._learned_at = self._fitted_at
+        return self._learned
 
     def state(self) -> dict[str, Any]:
         """JSON-able model state, for the next visit."""

@@ -15,14 +15,17 @@ A link's priority is the expected on-topic item harvest of fetching it::
   - **A** is the link's own text (anchor, then its surrounding words at half weight) judged by
     the concern's model like a headline (``Judge.link_probability``): a user's keyword or
     synonym in it counts at once; the model's learned words count once it is warm;
-  - **P** is the parent's judged probability (topical locality); for a hub parent, the
-    expectation that led the crawl to it;
+  - **P** is what the link's parent page led to (sibling statistics): the mean judged
+    probability of the items it linked to that were fetched, shrunk towards what was expected
+    of the parent itself — its own probability for an item; for a hub, half its own
+    probability (or its link's text), half what *its* parent led to;
   - **S** is the mean judged probability of the items fetched from the link's site section
     and URL pattern, shrunk step by step: the crawl's overall rate → the host → the section
     (first directory of the path) → the pattern, each by ``prior`` pseudo-items.
-* **E_hub** — a hub is worth what it opens: ``hub · max(A, S) · Y``, where **Y** is the share of
-  the pattern's fetched hubs that revealed new item links (a calendar or a pagination trap
-  reveals only more of itself, and its Y decays with every fetch).
+* **E_hub** — a hub is worth what it opens: ``hub · max(A, (S + P) / 2) · Y``, where **Y** is
+  the share of fetched hubs that revealed new item links, under the link's URL pattern and
+  its section (a calendar, a pagination trap or the "about" pages reveal only more of
+  themselves, and their Y decays with every fetch).
 
 Hubs are fetched for discovery and never count as harvest. Every ``rescore_every`` fetches
 (and after each refit of the model) the whole frontier is re-prioritised with what has been
@@ -66,6 +69,7 @@ __all__ = ["Steering", "url_pattern"]
 STEER_STATE_VERSION = 1
 
 _ID_RUN = re.compile(r"[a-z0-9]*\d[a-z0-9]*")
+_SLUG = re.compile(r"[a-z#*]+(?:[-_][a-z#*]+){2,}")
 
 
 @functools.lru_cache(maxsize=16384)
@@ -78,7 +82,7 @@ def url_pattern(url: str) -> str:
     def blank(match: re.Match[str]) -> str:
         return "#" if len(match.group()) < 6 else "*"
 
-    path = _ID_RUN.sub(blank, parts.path.lower())
+    path = _SLUG.sub("~", _ID_RUN.sub(blank, parts.path.lower()))
     keys = sorted({k.lower() for k, _ in parse_qsl(parts.query, keep_blank_values=True)})
     return host + path + ("?" + "&".join(keys) if keys else "")
 
@@ -114,15 +118,16 @@ class Steering(_Base):
     name: ClassVar[str] = "adaptive"
     uses_judgment: ClassVar[bool] = True
     defaults: ClassVar[dict[str, Any]] = {
-        "w_link": 0.35,
-        "w_page": 0.15,
-        "w_section": 0.5,
+        "w_link": 0.3,
+        "w_page": 0.35,
+        "w_section": 0.35,
+        "sibling_prior": 3.0,
         "prior": 4.0,
         "kind_prior": 3.0,
         "hub": 0.85,
         "rescore_every": 50,
         "carry": 0.5,
-        "fair": 0.2,
+        "fair": 0.1,
     }
 
     def __init__(self, profile: TopicProfile, params: dict[str, Any] | None = None) -> None:
@@ -130,8 +135,13 @@ class Steering(_Base):
         self.judge: Judge | None = None
         self.stats: dict[str, _Stat] = {}
         self.total = _Stat()
-        self.links: dict[str, tuple[float, float]] = {}
-        """Queued URL → (A, P): the link's own text score and its parent's probability."""
+        self.links: dict[str, tuple[float, str]] = {}
+        """Queued URL → (A, parent): the link's own text score and the page that linked to it
+        (of several, the one whose links turned out best)."""
+        self.expect: dict[str, float] = {}
+        """Fetched page → what was expected of its links: its own probability for an item."""
+        self.kids: dict[str, list[float]] = {}
+        """Fetched page → [summed probability, count] of the items it linked to, fetched."""
         self._since_rescore = 0
         self._model_mark: object = None
         self.hosts: set[str] = set()
@@ -190,12 +200,15 @@ class Steering(_Base):
         k = float(self.params["kind_prior"])
         return (stat.items + k * prior) / (stat.fetched + k)
 
-    def _opens(self, pattern: str) -> float:
-        """Y: the share of the pattern's hubs that revealed new item links (Laplace)."""
-        stat = self.stats.get(pattern)
-        if stat is None or not stat.hubs:
-            return 1.0
-        return (stat.opened + 1.0) / (stat.hubs + 1.0)
+    def _opens(self, keys: tuple[str, ...]) -> float:
+        """Y: the share of hubs that revealed new item links (Laplace), under the URL's
+        pattern and under its section, whichever is lower."""
+        out = 1.0
+        for key in keys[-2:]:
+            stat = self.stats.get(key)
+            if stat is not None and stat.hubs:
+                out = min(out, (stat.opened + 1.0) / (stat.hubs + 1.0))
+        return out
 
     def _link_text(self, link: Link) -> float:
         """A: the link's own text, judged like a headline; surrounding words at half weight."""
@@ -222,7 +235,7 @@ class Steering(_Base):
         item = max(
             a, float(p["w_link"]) * a + float(p["w_page"]) * parent + float(p["w_section"]) * rate
         )
-        hub = float(p["hub"]) * max(a, rate) * self._opens(keys[-1])
+        hub = float(p["hub"]) * max(a, 0.5 * (rate + parent)) * self._opens(keys)
         k = self._item_odds(url, keys[-1])
         return round((k * item + (1.0 - k) * hub) * self._fair(keys[0]), 6)
 
@@ -259,28 +272,47 @@ class Steering(_Base):
                 stat.hubs += 1
                 stat.opened += opened
 
+    def _sibling(self, parent: str) -> float:
+        """P: the judged probability of the items a parent page linked to (its children
+        fetched so far), shrunk towards what was expected of the parent itself."""
+        expected = self.expect.get(parent, 0.5)
+        kids = self.kids.get(parent)
+        if kids is None:
+            return expected
+        m = float(self.params["sibling_prior"])
+        return (kids[0] + m * expected) / (kids[1] + m)
+
     def score_links(self, page: Page, relevance: Relevance, depth: int | None) -> list[ScoredLink]:
         probability = self._probability(page, relevance)
         here = self.links.pop(page.url, None)
+        if here is not None and page.kind == ITEM:
+            kids = self.kids.setdefault(here[1], [0.0, 0])
+            kids[0] += probability
+            kids[1] += 1
         if page.kind == ITEM:
-            parent = probability
-        else:  # a hub passes on the expectation that led here
-            parent = max(here) if here else self._rate(self._keys(page.url))
+            expected = probability
+        elif here is not None:  # a hub: what its parent's links turned out to be, and its own
+            expected = 0.5 * self._sibling(here[1]) + 0.5 * max(probability, here[0])
+        else:
+            expected = max(probability, 0.5)
+        self.expect[page.url] = expected
         out = []
         opened = False
         links = _unique_links(page)
         self.hosts.update(self._keys(link.url)[0] for link in links)
         for link in links:
             a = -1.0 if self._excluded(link) else self._link_text(link)
+            parent = page.url
             if link.url in self.links:
-                old_a, old_p = self.links[link.url]
+                old_a, old_parent = self.links[link.url]
                 a = min(a, old_a) if min(a, old_a) < 0 else max(a, old_a)
-                parent_here = max(parent, old_p)
+                if self._sibling(old_parent) > expected:
+                    parent = old_parent
             else:
-                parent_here = parent
                 opened = opened or self._item_odds(link.url, self._keys(link.url)[-1]) >= 0.5
-            self.links[link.url] = (a, parent_here)
-            out.append(ScoredLink(link.url, self.priority(link.url, a, parent_here), None, link))
+            self.links[link.url] = (a, parent)
+            value = self.priority(link.url, a, self._sibling(parent))
+            out.append(ScoredLink(link.url, value, None, link))
         self.observe(page, probability, opened)
         self._since_rescore += 1
         return out
@@ -297,10 +329,10 @@ class Steering(_Base):
         links = self.links
 
         def again(entry: Entry) -> float:
-            a, parent = links.get(entry.url, (0.0, 0.0))
+            a, parent = links.get(entry.url, (0.0, ""))
             if changed and self.judge is not None and entry.anchor and a >= 0:
                 a = max(a, self.judge.link_probability(entry.anchor))
                 links[entry.url] = (a, parent)
-            return self.priority(entry.url, a, parent)
+            return self.priority(entry.url, a, self._sibling(parent))
 
         frontier.reprioritize(again)
