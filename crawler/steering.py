@@ -124,7 +124,7 @@ class Steering(_Base):
         "sibling_prior": 3.0,
         "prior": 4.0,
         "kind_prior": 3.0,
-        "hub": 0.85,
+        "hub": 0.6,
         "rescore_every": 50,
         "carry": 0.5,
         "fair": 0.1,
