@@ -697,4 +697,9 @@ class Judge:
             "c": round(self.c, 5),
             "scale": round(self.scale, 5),
             "items": self.history_items + len(self.seen),
+            "sections": {
+                sec: round(v, 4) for sec, v in list((self.affinity.sections or {}).items())[:500]
+            }
+            if self.affinity is not None
+            else {},
         }
