@@ -20,8 +20,14 @@ labelled data from the user:
    P(labelled | page), and ``c`` = its mean over the labelled estimates P(labelled |
    relevant), so ``p_model = min(1, P(labelled) / c)``. The previous visit's model judges a
    revisit's first pages, until the visit has enough pages of its own to refit.
-4. **Probability** — ``1 − (1 − p_literal)(1 − p_model)``: either kind of evidence can carry a
-   page, neither has to.
+4. **Neighbours** — the unlabelled pages weigh as negatives by their closeness to the
+   positives' part of the site (title section and co-citation, ``crawler.siteareas``), so the
+   model learns "football vs other sport", not "sport vs the rest"; the log of that closeness is
+   added to the score before calibration. A user's verdict on a fetched page (same title)
+   overrides its pseudo-label; ``c`` is taken over the literal positives only.
+5. **Probability** — ``1 − (1 − p_literal)(1 − p_model)``: either kind of evidence can carry a
+   page, neither has to. During a visit the model pushes only once it was fitted on
+   ``warm_items`` items with ``warm_positives`` positives.
 
 Decisions made before the model knows enough are provisional: ``finish()`` refits on the whole
 visit and re-judges every item that was not pushed, returning the ones that now are (a page is
