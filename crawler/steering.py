@@ -28,7 +28,8 @@ A link's priority is the expected on-topic item harvest of fetching it::
   themselves, and their Y decays with every fetch).
 
 Hubs are fetched for discovery and never count as harvest. Every ``rescore_every`` fetches
-(and after each refit of the model) the whole frontier is re-prioritised with what has been
+(every tenth of the pages fetched so far, at least 5, early in a visit; and after each refit
+of the model) the whole frontier is re-prioritised with what has been
 learned since the links were found, so a section learned to be off-topic is abandoned and
 anchors that say the model's learned words rise.
 
@@ -127,7 +128,7 @@ class Steering(_Base):
         "hub": 0.6,
         "rescore_every": 50,
         "carry": 0.5,
-        "fair": 0.1,
+        "fair": 0.3,
     }
 
     def __init__(self, profile: TopicProfile, params: dict[str, Any] | None = None) -> None:
@@ -322,7 +323,10 @@ class Steering(_Base):
         and after the judgment's model changed)."""
         mark = self.judge.model if self.judge is not None else None
         changed = mark is not self._model_mark
-        if not changed and self._since_rescore < int(self.params["rescore_every"]):
+        # often while the queue is small and every page teaches much, then every
+        # ``rescore_every`` pages (the cost is one pass over the queue)
+        every = min(int(self.params["rescore_every"]), max(5, int(self.total.fetched) // 10))
+        if not changed and self._since_rescore < every:
             return
         self._model_mark = mark
         self._since_rescore = 0

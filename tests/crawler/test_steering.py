@@ -44,9 +44,12 @@ async def test_a_relevant_cluster_behind_an_off_topic_hub_is_reached_early() -> 
         *(page(p, "足球比赛战报") for p, _ in cluster),
         *(page(p, "天气预报") for p, _ in misc),
     ]
-    steered = order(await run(site(*pages), TOPIC, "adaptive"))
-    first_misc = min(steered.index(p) for p, _ in misc)
-    assert max(steered.index(p) for p, _ in cluster) < first_misc, steered
+    # (a graph this small is re-prioritised after every page, as a large crawl is every 50)
+    params = {"rescore_every": 1}
+    steered = order(await run(site(*pages), TOPIC, "adaptive", params=params))
+    # at most one weather story (taken before the football one had been judged) comes first
+    second_misc = sorted(steered.index(p) for p, _ in misc)[1]
+    assert max(steered.index(p) for p, _ in cluster) < second_misc, steered
     bfs = order(await run(site(*pages), TOPIC, "bfs"))
     assert max(bfs.index(p) for p, _ in cluster) > min(bfs.index(p) for p, _ in misc)
 
