@@ -72,6 +72,9 @@ class CrawlConfig:
     (``crawler.judgment``) — or a seed scorer: ``kp``, ``fish``, ``vsm``."""
     judge_state: Mapping[str, Any] | None = None
     """The judgment model learned on an earlier visit (``Judge.state()``)."""
+    strategy_state: Mapping[str, Any] | None = None
+    """What the strategy learned about the site on an earlier visit (the ``steer`` entry of
+    the last checkpoint), for strategies that learn (``adaptive``)."""
 
 
 @dataclass
@@ -186,16 +189,19 @@ async def crawl(
     fetcher: PageFetcher | None = None,
     checkpoint: Mapping[str, Any] | None = None,
     on_checkpoint: Callable[[dict[str, Any]], None] | None = None,
+    strategy: Strategy | None = None,
 ) -> AsyncGenerator[CrawlEvent, None]:
     """Crawl from ``seeds`` for ``topic``; yield one event per fetched URL (see module doc).
 
     ``fetcher`` (anything with ``async fetch(url, etag=None, last_modified=None) -> Page``)
-    replaces the built-in ``Fetcher(config.fetch, client=client)``.
+    replaces the built-in ``Fetcher(config.fetch, client=client)``; ``strategy`` replaces the
+    one ``config.strategy`` names (e.g. an evaluation strategy that knows the truth).
     """
     config = config or CrawlConfig()
     profile = _profile(topic)
     params = dict(config.params)
-    strategy: Strategy = make_strategy(config.strategy, profile, params)
+    if strategy is None:
+        strategy = make_strategy(config.strategy, profile, params)
     score_params = {k: float(v) for k, v in params.items() if isinstance(v, int | float)}
     judge = (
         Judge(profile, params=score_params, state=config.judge_state)
@@ -203,6 +209,11 @@ async def crawl(
         else None
     )
     scorer = strategy.relevance_method if config.scorer == "model" else config.scorer
+    steer = getattr(strategy, "uses_judgment", False)
+    if steer:
+        strategy.attach(judge)  # type: ignore[attr-defined]
+        strategy.load(config.strategy_state)  # type: ignore[attr-defined]
+    rescore = getattr(strategy, "rescore", None)
     seed_urls = [u for u in (urls.canonicalize(s) for s in seeds) if u]
     if not seed_urls:
         raise ValueError("no crawlable seed URL")
@@ -217,6 +228,8 @@ async def crawl(
         fetched = int(checkpoint.get("fetched", 0))
         if checkpoint.get("profile"):
             _restore_profile(profile, checkpoint["profile"])
+        if steer and checkpoint.get("steer"):
+            strategy.load(checkpoint["steer"], carry=1.0)  # type: ignore[attr-defined]
     else:
         frontier = Frontier(per_host=per_host, host_of=urls.host_of)
     for url in seed_urls:
@@ -231,6 +244,8 @@ async def crawl(
             "fetched": fetched,
             "frontier": frontier.to_dict(requeue),
             "profile": profile.to_dict(),
+            **({"steer": strategy.state()} if steer else {}),  # type: ignore[attr-defined]
+            **({"judge": judge.state()} if judge is not None else {}),
         }
 
     def expand(entry: Entry, page: Page, rel: Relevance) -> None:
@@ -249,7 +264,10 @@ async def crawl(
                 and urls.trap_reason(link.url) is None
             ]
         for scored in strategy.score_links(replace(page, links=links), rel, entry.depth):
-            frontier.push(scored.url, scored.priority, scored.depth, hops)
+            anchor = scored.link.anchor if scored.link is not None else ""
+            frontier.push(scored.url, scored.priority, scored.depth, hops, anchor)
+        if rescore is not None:
+            rescore(frontier)
 
     def event(entry: Entry, result: tuple[Page | None, int, str | None, float]) -> CrawlEvent:
         page, status, error, elapsed = result
@@ -270,14 +288,15 @@ async def crawl(
         rel = score_page(page, profile, method=scorer, params=score_params)
         if config.learn:
             profile.learn(page, rel)
-        expand(entry, page, rel)
         matched, explanation, probability = rel.matched, rel.explanation, 0.0
         if judge is not None:
-            judgment = judge.judge(page)
+            judgment = judge.judge(page, anchor=entry.anchor)
             matched, explanation = judgment.relevant, judgment.explanation
             probability = judgment.probability
+            rel = replace(rel, probability=probability)
         else:
             matched = matched and page.kind == "item"
+        expand(entry, page, rel)
         return CrawlEvent(
             entry.url,
             page.final_url,

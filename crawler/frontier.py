@@ -27,7 +27,10 @@ from urllib.parse import urlsplit
 
 from crawler.linkrank import url_key
 
-__all__ = ["Entry", "Frontier"]
+__all__ = ["ANCHOR_CHARS", "Entry", "Frontier"]
+
+ANCHOR_CHARS = 200
+"""At most this much anchor text is kept per queued URL."""
 
 
 @dataclass(slots=True)
@@ -41,6 +44,8 @@ class Entry:
     hops: int
     """Links followed from the nearest seed."""
     seq: int = 0
+    anchor: str = ""
+    """The anchor text of the links that pointed here (distinct texts joined, bounded)."""
 
 
 def _host(url: str) -> str:
@@ -84,14 +89,24 @@ class Frontier:
             del self._queued[key]  # its heap entry is now stale
         self._seen.add(key)
 
-    def push(self, url: str, priority: float, depth: int | None = None, hops: int = 0) -> bool:
-        """Queue ``url`` or max-merge it into its queued entry; False if it was already fetched."""
+    def push(
+        self,
+        url: str,
+        priority: float,
+        depth: int | None = None,
+        hops: int = 0,
+        anchor: str = "",
+    ) -> bool:
+        """Queue ``url`` or max-merge it into its queued entry; False if it was already fetched.
+
+        ``anchor``: the text of the link, kept with the entry (a second distinct text is added
+        to the first, up to ``ANCHOR_CHARS``) for whoever judges the page once fetched."""
         key = url_key(url)
         entry = self._queued.get(key)
         if entry is None:
             if key in self._seen:
                 return False
-            entry = Entry(url, float(priority), depth, hops, next(self._seq))
+            entry = Entry(url, float(priority), depth, hops, next(self._seq), anchor[:ANCHOR_CHARS])
             self._queued[key] = entry
             self._peak = max(self._peak, len(self._queued))
             self._seen.add(key)
@@ -100,6 +115,8 @@ class Frontier:
         if depth is not None and (entry.depth is None or depth > entry.depth):
             entry.depth = depth
         entry.hops = min(entry.hops, hops)
+        if anchor and anchor not in entry.anchor and len(entry.anchor) < ANCHOR_CHARS:
+            entry.anchor = f"{entry.anchor} {anchor}".strip()[:ANCHOR_CHARS]
         if priority > entry.priority:
             entry.priority = float(priority)
             entry.seq = next(self._seq)
@@ -176,6 +193,19 @@ class Frontier:
         else:
             self._inflight.pop(host, None)
 
+    def reprioritize(self, priority: Callable[[Entry], float]) -> None:
+        """Give every queued entry ``priority(entry)`` and rebuild the heaps (O(n)): for a
+        strategy whose view of queued links changes as the crawl learns."""
+        heaps: dict[str, list[tuple[float, int, int]]] = {}
+        for key, entry in self._queued.items():
+            entry.priority = float(priority(entry))
+            heaps.setdefault(self.host_of(entry.url), []).append((-entry.priority, entry.seq, key))
+        for heap in heaps.values():
+            heapq.heapify(heap)
+        self._heaps = heaps
+        self._hosts = [(heap[0][0], heap[0][1], host) for host, heap in heaps.items()]
+        heapq.heapify(self._hosts)
+
     def entries(self) -> list[Entry]:
         """Queued entries, best first."""
         return sorted(self._queued.values(), key=lambda e: (-e.priority, e.seq))
@@ -188,7 +218,7 @@ class Frontier:
         back_keys = {url_key(e.url) for e in back}
         fetched = [k for k in self._seen if k not in self._queued and k not in back_keys]
         return {
-            "queued": [[e.url, e.priority, e.depth, e.hops] for e in queued],
+            "queued": [[e.url, e.priority, e.depth, e.hops, e.anchor] for e in queued],
             "seen": fetched,
         }
 
@@ -198,6 +228,12 @@ class Frontier:
     ) -> Frontier:
         frontier = cls(per_host=per_host, host_of=host_of)
         frontier._seen.update(int(k) for k in data.get("seen", ()))
-        for url, priority, depth, hops in data.get("queued", ()):
-            frontier.push(url, float(priority), None if depth is None else int(depth), int(hops))
+        for url, priority, depth, hops, *rest in data.get("queued", ()):
+            frontier.push(
+                url,
+                float(priority),
+                None if depth is None else int(depth),
+                int(hops),
+                str(rest[0]) if rest else "",
+            )
         return frontier

@@ -20,8 +20,14 @@ labelled data from the user:
    P(labelled | page), and ``c`` = its mean over the labelled estimates P(labelled |
    relevant), so ``p_model = min(1, P(labelled) / c)``. The previous visit's model judges a
    revisit's first pages, until the visit has enough pages of its own to refit.
-4. **Probability** — ``1 − (1 − p_literal)(1 − p_model)``: either kind of evidence can carry a
-   page, neither has to.
+4. **Neighbours** — the unlabelled pages weigh as negatives by their closeness to the
+   positives' part of the site (title section and co-citation, ``crawler.siteareas``), so the
+   model learns "football vs other sport", not "sport vs the rest"; the log of that closeness is
+   added to the score before calibration. A user's verdict on a fetched page (same title)
+   overrides its pseudo-label; ``c`` is taken over the literal positives only.
+5. **Probability** — ``1 − (1 − p_literal)(1 − p_model)``: either kind of evidence can carry a
+   page, neither has to. During a visit the model pushes only once it was fitted on
+   ``warm_items`` items with ``warm_positives`` positives.
 
 Decisions made before the model knows enough are provisional: ``finish()`` refits on the whole
 visit and re-judges every item that was not pushed, returning the ones that now are (a page is
@@ -46,6 +52,7 @@ import numpy as np
 from crawler import text as textmod
 from crawler.pagekind import ITEM
 from crawler.profile import TopicProfile, _Index
+from crawler.siteareas import Affinity, SiteAreas
 from crawler.types import Page
 
 __all__ = [
@@ -80,13 +87,18 @@ JUDGE_DEFAULTS: dict[str, float] = {
     "p_body_once": 0.25,
     "p_anchor": 0.6,
     "body_strong_hits": 3,
+    "area": 1.0,
+    "area_floor": 0.05,
+    "c_min": 0.02,
+    "warm_positives": 10,
 }
 """Judgment parameters (any can be overridden per concern through ``params``)."""
 
 SENSITIVITY: dict[str, float] = {"precise": 0.8, "balanced": 0.65, "broad": 0.4}
 """精确 ↔ 宽泛: the push threshold each sensitivity setting stands for."""
 
-STATE_VERSION = 1
+STATE_VERSION = 2
+"""2: adds ``sections`` (title section → closeness to the topic); 1 still loads."""
 
 
 def stem(token: str) -> str:
@@ -124,6 +136,11 @@ def headline(title: str) -> tuple[str, str]:
         return title, ""
     head = max(parts, key=len)
     return head, " ".join(p for p in parts if p is not head)
+
+
+def _section(title: str) -> str:
+    """The section part of a title (``体育 新浪网``, ``sport the herald``), "" when none."""
+    return " ".join(textmod.normalize(headline(title)[1]).split())
 
 
 @dataclass(slots=True)
@@ -198,6 +215,7 @@ class _Seen:
     hits: dict[str, Counter[str]]
     excluded: list[str]
     kind_evidence: list[str]
+    section: str = ""
 
 
 class _Model:
@@ -345,20 +363,33 @@ class Judge:
         self.prior: _Model | None = None
         self.c = 1.0
         self.history_items = 0
-        if state and state.get("version") == STATE_VERSION:
+        self.areas = SiteAreas()
+        self.affinity: Affinity | None = None
+        if state and state.get("version") in (1, STATE_VERSION):
             self.prior = _Model(
                 {str(k): float(v) for k, v in dict(state.get("weights", {})).items()},
                 float(state.get("bias", 0.0)),
             )
             self.c = float(state.get("c", 1.0))
             self.history_items = int(state.get("items", 0))
+            sections = state.get("sections")
+            if isinstance(sections, Mapping) and sections:
+                self.affinity = Affinity(
+                    self.areas, {str(k): float(v) for k, v in sections.items()}, None
+                )
         self.model: _Model | None = self.prior
         self.feedback = [self._example(ex) for ex in feedback]
+        self._feedback_sections = [_section(ex.title) for ex in feedback]
+        self._verdicts = [(ex.title, ex.label) for ex in feedback if ex.title]
         self.seen: list[_Seen] = []
         self._by_url: dict[str, _Seen] = {}
         self._fitted_at = 0
+        self._fitted_positives = 0
         self._final = False
         self.held: dict[str, float] = {}
+        self._link_cache: dict[tuple[str, int], float] = {}
+        self._learned: dict[str, float] = {}
+        self._learned_at = -1
         self.mid = float(state.get("mid", 0.0)) if state else 0.0
         self.scale = float(state.get("scale", 1.0)) if state else 1.0
 
@@ -433,7 +464,12 @@ class Judge:
     def warm(self) -> bool:
         """The model has learned enough to judge pages without literal evidence."""
         return self.model is not None and (
-            self.prior is not None or self._final or self._fitted_at >= self.params["warm_items"]
+            self.prior is not None
+            or self._final
+            or (
+                self._fitted_at >= self.params["warm_items"]
+                and self._fitted_positives >= self.params["warm_positives"]
+            )
         )
 
     def judge(self, page: Page, *, anchor: str = "", observe: bool = True) -> Judgment:
@@ -455,7 +491,14 @@ class Judge:
             hits,
             excluded,
             list(page.kind_evidence),
+            _section(page.title),
         )
+        if observe:
+            self.areas.observe(
+                seen.url,
+                (link.url for link in page.links),
+                seen.section if page.kind == ITEM else None,
+            )
         if observe and page.kind == ITEM and not page.not_modified:
             previous = self._by_url.get(seen.url)
             if previous is not None:
@@ -480,7 +523,8 @@ class Judge:
             self.seen[gone].features = {}
 
     def _decide(self, seen: _Seen) -> Judgment:
-        p_model, fired = self._model_probability(seen) if self.warm else (0.0, [])
+        area = self._area(seen)
+        p_model, fired = self._model_probability(seen, area) if self.warm else (0.0, [])
         prob = 1.0 - (1.0 - seen.literal) * (1.0 - p_model)
         if seen.excluded:
             prob = 0.0
@@ -493,7 +537,11 @@ class Judge:
             "threshold": self.threshold,
             "kind": seen.kind,
             "kind_evidence": seen.kind_evidence[:4],
-            "parts": {"literal": round(seen.literal, 4), "model": round(p_model, 4)},
+            "parts": {
+                "literal": round(seen.literal, 4),
+                "model": round(p_model, 4),
+                "area": round(area, 4),
+            },
             "hits": [
                 {"term": t, "weight": 1.0, "learned": False, "where": dict(w)}
                 for t, w in seen.hits.items()
@@ -516,7 +564,18 @@ class Judge:
             seen.title,
         )
 
-    def _model_probability(self, seen: _Seen) -> tuple[float, list[tuple[str, float]]]:
+    def _area_logit(self, area: float) -> float:
+        return math.log(max(area, self.params["area_floor"]))
+
+    def _area(self, seen: _Seen) -> float:
+        """How close the page is to the part of the site where the topic's pages are."""
+        if self.affinity is None or not self.params["area"]:
+            return 1.0
+        return self.affinity(seen.url, seen.section)
+
+    def _model_probability(
+        self, seen: _Seen, area: float = 1.0
+    ) -> tuple[float, list[tuple[str, float]]]:
         """P(relevant) from the model: g / c, with g held out for pages it was trained on."""
         features = seen.features
         if self.model is None or not features:
@@ -527,6 +586,7 @@ class Judge:
         z = self.held.get(seen.url)
         if z is None:
             z = self.model.bias + sum(v for _, v in contrib)
+        z += self._area_logit(area)
         return min(1.0, _sigmoid(self.scale * (z - self.mid)) / self.c), fired
 
     # -- learning -------------------------------------------------------------------------
@@ -544,9 +604,24 @@ class Judge:
         """
         p = self.params
         items = self.seen[-int(p["max_examples"]) :]
+        verdicts = {textmod.normalize(ex_title): label for ex_title, label in self._verdicts}
         rows: list[Mapping[str, float]] = [s.features for s in items]
-        labels = [1.0 if s.positive else 0.0 for s in items]
+        labels = []
+        for s in items:
+            # the user's verdict on a page overrides its pseudo-label
+            verdict = verdicts.get(textmod.normalize(s.title)) if verdicts else None
+            labels.append(float(s.positive if verdict is None else verdict))
         weights = [1.0] * len(items)
+        if p["area"]:
+            # contrast the positives with their neighbours, not with the whole site
+            self.affinity = self.areas.affinity(
+                (s.url for s in items), {s.url for s, y in zip(items, labels, strict=True) if y}
+            )
+            floor = p["area_floor"]
+            weights = [
+                1.0 if y else max(floor, self.affinity(s.url, s.section))
+                for s, y in zip(items, labels, strict=True)
+            ]
         for features, label in self.feedback:
             rows.append(features)
             labels.append(1.0 if label else 0.0)
@@ -580,15 +655,25 @@ class Judge:
                     held[i] = model.logit(rows[i])
         # Platt scaling of the held-out scores to P(labelled | page), then Elkan & Noto:
         # P(relevant | page) = P(labelled | page) / c, c = mean P(labelled) of the labelled
+        self.held = {s.url: held[i] for i, s in enumerate(items)}
+        if p["area"] and self.affinity is not None:
+            # the page's place on the site is part of the score: log-closeness to the area
+            areas = [self.affinity(s.url, s.section) for s in items] + [
+                self.affinity("", sec) for sec in self._feedback_sections
+            ]
+            held = [z + self._area_logit(a) for z, a in zip(held, areas, strict=True)]
         self.scale, self.mid = _platt(held, labels)
         calibrated = [_sigmoid(self.scale * (z - self.mid)) for z in held]
-        labelled = [calibrated[i] for i in range(len(rows)) if labels[i] > 0]
-        self.c = min(1.0, max(0.02, sum(labelled) / len(labelled)))
-        self.held = {s.url: held[i] for i, s in enumerate(items)}
+        # c from the literal positives only: the user's 👍 go to pages the model already ranks
+        # high, and counting them would make every other page look less likely
+        literal = [i for i, s in enumerate(items) if s.positive and labels[i] > 0]
+        labelled = [calibrated[i] for i in literal or range(len(rows)) if labels[i] > 0]
+        self.c = min(1.0, max(p["c_min"], sum(labelled) / len(labelled)))
         # new pages are scored by the mean of the two fold models: the scale the calibration
         # was fitted on (a model trained on everything is more confident than its folds)
         self.model = _Model.mean(models).pruned(int(p["max_weights"]))
         self._fitted_at = len(self.seen)
+        self._fitted_positives = positives
 
     def finish(self) -> list[tuple[str, Judgment]]:
         """End of the visit: refit on everything seen and re-judge the items not yet pushed.
@@ -619,6 +704,43 @@ class Judge:
         )
         return [(t, round(w, 3)) for t, w in top[:n]]
 
+    def link_probability(self, text: str) -> float:
+        """How likely the page behind a link is on-topic, judged from the link's own text
+        (anchor, surrounding words) the way a page's headline is: a user's word in it counts as
+        in a title (``p_title``); once the model is warm, its strongest learned words count up to
+        half that, by their weight relative to the strongest (a few words of link text are too
+        short for the page model's calibrated probability). In [0, 1]."""
+        if not text:
+            return 0.0
+        key = (text, self._fitted_at)
+        hit = self._link_cache.get(key)
+        if hit is not None:
+            return hit
+        tokens = _stem_all(textmod.tokenize(text))
+        value = self.params["p_title"] if self._user_index.match(tokens) else 0.0
+        if self._exclude and self.profile.excluded_in(tokens):
+            value = 0.0
+        elif value == 0.0 and self.warm:
+            learned = self._learned_weights()
+            value = (
+                0.5
+                * self.params["p_title"]
+                * max((learned.get(t, 0.0) for t in tokens), default=0.0)
+            )
+        if len(self._link_cache) > 50_000:
+            self._link_cache.clear()
+        self._link_cache[key] = value
+        return value
+
+    def _learned_weights(self) -> dict[str, float]:
+        """The model's 50 strongest words, weights relative to the strongest (cached per fit)."""
+        if self._learned_at != self._fitted_at:
+            top = self.learned_terms(50)
+            best = top[0][1] if top else 1.0
+            self._learned = {t: w / best for t, w in top}
+            self._learned_at = self._fitted_at
+        return self._learned
+
     def state(self) -> dict[str, Any]:
         """JSON-able model state, for the next visit."""
         model = self.model
@@ -630,4 +752,9 @@ class Judge:
             "c": round(self.c, 5),
             "scale": round(self.scale, 5),
             "items": self.history_items + len(self.seen),
+            "sections": {
+                sec: round(v, 4) for sec, v in list((self.affinity.sections or {}).items())[:500]
+            }
+            if self.affinity is not None
+            else {},
         }

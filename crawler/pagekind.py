@@ -22,11 +22,13 @@ on the saved real pages and hand-made pages, and checked on the lab webs (docs/a
 
 from __future__ import annotations
 
+import functools
+import math
 import re
 from dataclasses import dataclass, field
 from urllib.parse import parse_qsl, urlsplit
 
-__all__ = ["HUB", "ITEM", "PageKind", "Structure", "classify"]
+__all__ = ["HUB", "ITEM", "PageKind", "Structure", "classify", "url_item_prior"]
 
 ITEM = "item"
 HUB = "hub"
@@ -145,6 +147,14 @@ def _url_evidence(url: str) -> list[tuple[float, str]]:
     ):
         out.append((1.0, "id or slug in path"))
     return out
+
+
+@functools.lru_cache(maxsize=16384)
+def url_item_prior(url: str) -> float:
+    """How likely a URL not yet fetched is an item, from its shape alone (dates and ids say
+    item; the root, list / page / tag words and page numbers say hub); in (0, 1)."""
+    odds = 0.5 + sum(weight for weight, _ in _url_evidence(url))
+    return 1.0 / (1.0 + math.exp(-odds))
 
 
 def classify(url: str, title: str, text: str, structure: Structure | None) -> PageKind:

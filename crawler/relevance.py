@@ -70,6 +70,8 @@ class Relevance:
     explanation: dict[str, Any] = field(default_factory=dict)
     """``{"method", "score", "parts": {where: value}, "hits": [{"term", "weight", "learned",
     "where": {where: count}}], "excluded": [...]}``."""
+    probability: float | None = None
+    """The judgment's probability that the page is on-topic, when a judgment ran."""
 
 
 def kp_max(params: dict[str, float] | None = None) -> float:

@@ -16,9 +16,12 @@ defaults and are overridden through ``params`` (``make_strategy(name, profile, p
                    children 0.5, depth − 1; the rest 0; depth ≤ 0 is not expanded.
 ``fish-kp``        §2.2: as fish with potential = the page's continuous kp sim, relevant = sim > T.
 ``pagerank``       §2.3: children are queued with the page's R (``linkrank``).
-``topic-pagerank`` §2.4 (default): W_PF = γ·R̂ + (1 − γ)·ŝ, windowed and depth-limited as fish.
+``topic-pagerank`` §2.4: W_PF = γ·R̂ + (1 − γ)·ŝ, windowed and depth-limited as fish.
 ``ipagerank``      §2.5: PageRank whose out-link shares follow RW(anchor + context).
 ``statistical``    §2.6: P(C) = Σ wᵢ·R(Eᵢ) over parent cosine, siblings, URL and anchor tokens.
+``adaptive``       the default: expected on-topic item harvest under the judgment
+                   (``crawler.steering``).
+``sections``       site-section rates from the page scorer's ``matched`` (the earlier default).
 =================  ============================================================================
 """
 
@@ -46,6 +49,7 @@ __all__ = [
     "PageRankStrategy",
     "ScoredLink",
     "Statistical",
+    "Steering",
     "Strategy",
     "TopicPageRank",
     "make_strategy",
@@ -327,7 +331,9 @@ class IPageRank(_Base):
 
 
 class Adaptive(_Base):
-    """Learns during the crawl which links lead to relevant pages (the product's default).
+    """Learns during the crawl which site sections are relevant, from the page scorer's
+    ``matched`` (the default before ``adaptive`` was steered by the judgment; kept as
+    ``sections`` for comparison).
 
     priority = w_link·A + w_page·P + w_section·U, with the weights summing to 1:
 
@@ -349,7 +355,7 @@ class Adaptive(_Base):
     — so it does not depend on a site's layout.
     """
 
-    name = "adaptive"
+    name = "sections"
     defaults: ClassVar[dict[str, Any]] = {
         "w_link": 0.4,
         "w_page": 0.2,
@@ -502,6 +508,9 @@ class Statistical(_Base):
         return out
 
 
+# the default strategy lives in its own module and builds on this one's base class
+from crawler.steering import Steering  # noqa: E402
+
 STRATEGIES: dict[str, type[_Base]] = {
     cls.name: cls
     for cls in (
@@ -512,6 +521,7 @@ STRATEGIES: dict[str, type[_Base]] = {
         TopicPageRank,
         IPageRank,
         Statistical,
+        Steering,
         Adaptive,
     )
 }

@@ -1,12 +1,16 @@
-"""`timelypush bench focus`: every link strategy on the same lab web, seeds and keywords.
+"""`timelypush bench focus`: every link strategy and the oracle on lab webs, one seed URL.
 
-For each topic (coarse: sports = 体育,足球,篮球,比赛; fine: football = 足球) every strategy
-crawls ``--pages`` pages from the same seed through the lab proxy with the thesis parameters;
-the ground truth scores each fetched page. Reported: harvest rate every 100 pages, final harvest,
-recall of the topic's reachable pages, relevant pages per minute, pages/s. Then the default
-strategy runs with a budget of 2× the topic's reachable relevant pages (the recall goal), and a
-one-at-a-time parameter study around the thesis defaults (γ, position weights, T, W, D).
-Writes ``focus.json``, ``focus.md`` and ``focus_<topic>.png`` into ``--out``.
+For each topic (coarse: zh 体育,足球,篮球,比赛 / en sports,football,tennis,rugby; fine: zh 足球 /
+en football) every strategy crawls from the same seed through the lab proxy with the thesis
+parameters, for 1,000 fetches or 2× the topic's on-topic items if that is more. The ground
+truth counts on-topic *items* (articles; hubs are fetches that harvest nothing). Reported per
+strategy: harvest at 100 / 500 / 1,000 fetches, recall at 2× the topic's size, the ratio of
+harvest@1000 to the oracle's (``app.lab.oracle``, a greedy crawler that knows the truth), and
+harvest over the first 100 fetches divided by that over fetches 101–1,000. With ``--revisit N``
+the default strategy then visits a copy of the web in which 5 % of the articles changed
+(``app.lab.mutate``), N fetches, starting from what its first visit learned ("warm") and from
+nothing ("cold"), against bfs: new on-topic items found per fetch.
+Writes ``focus_<web>.json``, ``focus_<web>.md`` and ``focus_<web>_<topic>.png`` into ``--out``.
 """
 
 from __future__ import annotations
@@ -19,11 +23,13 @@ from typing import Any
 
 import typer
 
+from app.lab.judge import TOPIC_KEYWORDS as TOPICS
 from app.models import DEFAULT_STRATEGY
 
 logger = logging.getLogger(__name__)
 
 STRATEGIES = (
+    "oracle",
     "bfs",
     "fish",
     "fish-kp",
@@ -31,26 +37,14 @@ STRATEGIES = (
     "topic-pagerank",
     "ipagerank",
     "statistical",
+    "sections",
     "adaptive",
 )
-TOPICS: dict[str, list[str]] = {"sports": ["体育", "足球", "篮球", "比赛"], "football": ["足球"]}
-STUDY: list[tuple[str, dict[str, float]]] = [
-    ("thesis defaults", {}),
-    ("γ=0.5", {"gamma": 0.5}),
-    ("γ=0.95", {"gamma": 0.95}),
-    ("w_meta=0.25 w_anchor=0.75", {"w_meta": 0.25, "w_anchor": 0.75}),
-    ("T=0.05", {"T": 0.05}),
-    ("T=0.1", {"T": 0.1}),
-    ("T=0.3", {"T": 0.3}),
-    ("W=40", {"W": 40}),
-    ("D=3", {"D": 3}),
-]
-"""One change at a time around the thesis defaults (γ 0.8, weights 1/0.75/0.25, T 0.5, W 20,
-D 2, a 1.5)."""
+"""The oracle first: every other row is reported as a ratio to it."""
 
 
-def plot(results: list[dict[str, Any]], topic: str, path: Path, pages: int) -> None:
-    """Harvest rate vs pages fetched, one line per strategy (like the thesis's fig. 5-2…5-9)."""
+def plot(results: list[dict[str, Any]], topic: str, path: Path, pages: int, web: str) -> None:
+    """On-topic item harvest vs pages fetched, one line per strategy."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -58,9 +52,7 @@ def plot(results: list[dict[str, Any]], topic: str, path: Path, pages: int) -> N
 
     fig, ax = plt.subplots(figsize=(8, 5), dpi=110)
     for result in results:
-        curve = list(result["curve"])
-        if result["fetched"] % 100:  # the last, partial step
-            curve.append([result["fetched"], result["harvest"]])
+        curve = [c for c in result["curve"] if c[0] <= pages]
         if curve:
             ax.plot(
                 [c[0] for c in curve],
@@ -68,84 +60,89 @@ def plot(results: list[dict[str, Any]], topic: str, path: Path, pages: int) -> N
                 marker="o",
                 markersize=3,
                 label=result["strategy"],
+                linestyle="--" if result["strategy"] == "oracle" else "-",
             )
     ax.set_xlabel("pages fetched")
-    ax.set_ylabel("harvest rate (relevant / fetched)")
-    ax.set_title(f"lab web, topic {topic}, {pages} pages per strategy")
+    ax.set_ylabel("harvest (on-topic items / fetched)")
+    ax.set_title(f"{web}, topic {topic}")
     ax.set_ylim(0, 1)
     ax.grid(alpha=0.3)
-    ax.legend()
+    ax.legend(fontsize=8)
     fig.tight_layout()
     fig.savefig(path)
     plt.close(fig)
 
 
-def _row(result: dict[str, Any], label: str) -> str:
-    def at(n: int) -> str:
-        for count, value in result["curve"]:
-            if count == n:
-                return f"{value:.3f}"
-        return "–"
+def summary(result: dict[str, Any], oracle: dict[str, Any] | None) -> dict[str, Any]:
+    """Harvest at 100 / 500 / 1,000 fetches, recall at 2× the topic, ratio to the oracle,
+    the first 100 fetches against the rest (up to 1,000)."""
+    found = {int(k): v for k, v in result["found_at"].items()}
+    target = int(result["reachable_relevant"])
+    fetched = int(result["fetched"]) + int(result["errors"])
 
-    return (
-        f"| {label} | {result['fetched']} | {at(100)} | {at(300)} | {at(500)} | "
-        f"{result['harvest']:.3f} | {result['recall']:.3f} | {result['relevant_per_min']} | "
-        f"{result['pages_per_s']} |"
-    )
+    def harvest(n: int) -> float | None:
+        return found[n] / n if n in found and fetched >= n else None
+
+    h100, h1000 = harvest(100), harvest(1000)
+    rest = (found[1000] - found[100]) / 900 if h1000 is not None and h100 is not None else None
+    out: dict[str, Any] = {
+        "strategy": result["strategy"],
+        "h100": h100,
+        "h500": harvest(500),
+        "h1000": h1000,
+        "recall_2x": found.get(2 * target, 0) / target if target else None,
+        "first_vs_rest": h100 / rest if h100 is not None and rest else None,
+        "oracle_ratio": None,
+    }
+    if oracle is not None and h1000 is not None:
+        ceiling = {int(k): v for k, v in oracle["found_at"].items()}.get(1000)
+        out["oracle_ratio"] = found[1000] / ceiling if ceiling else None
+    return out
+
+
+def _fmt(value: float | None, suffix: str = "") -> str:
+    return "–" if value is None else f"{value:.3f}{suffix}"
 
 
 _HEADER = (
-    "| {0} | pages | harvest@100 | harvest@300 | harvest@500 | final harvest | recall | "
-    "relevant/min | pages/s |\n|---|---|---|---|---|---|---|---|---|"
+    "| strategy | harvest@100 | harvest@500 | harvest@1000 | recall@2× | ÷ oracle | "
+    "first 100 ÷ rest |\n|---|---|---|---|---|---|---|"
 )
+
+
+def _row(s: dict[str, Any]) -> str:
+    name = f"**{s['strategy']}**" if s["strategy"] == DEFAULT_STRATEGY else s["strategy"]
+    return (
+        f"| {name} | {_fmt(s['h100'])} | {_fmt(s['h500'])} | {_fmt(s['h1000'])} | "
+        f"{_fmt(s['recall_2x'])} | {_fmt(s['oracle_ratio'])} | {_fmt(s['first_vs_rest'])} |"
+    )
 
 
 def markdown(report: dict[str, Any]) -> str:
     lines = [
-        f"Web: `{report['web']}` ({report['manifest_pages']} pages); seed {report['seed']}; "
-        f"budget {report['pages']} fetches per run (study: {report.get('study_pages')}); "
-        f"concurrency {report['concurrency']}; code {report.get('commit')}.",
-        "",
-        '"pages" counts fetched HTML pages (dead links and errors excluded); '
-        "final harvest is over all of them.",
+        f"Web `{report['web']}` ({report['manifest_pages']} pages), seed {report['seed']}, "
+        f"concurrency {report['concurrency']}, code {report.get('commit')}. Harvest counts "
+        "on-topic *items* (articles) per fetch; hubs fetched count as fetches.",
         "",
     ]
     for topic, runs in report["strategies"].items():
-        reachable = runs[0]["reachable_relevant"] if runs else 0
+        target = runs[0]["reachable_relevant"] if runs else 0
+        oracle = next((r for r in runs if r["strategy"] == "oracle"), None)
         lines += [
-            f"**{topic}** (keywords {', '.join(TOPICS[topic])}; {reachable} relevant "
-            "pages reachable from the seed)",
+            f"**{topic}** (keywords {', '.join(TOPICS[report['lang']][topic])}; {target} on-topic "
+            f"items reachable; budget {runs[0]['budget'] if runs else 0} fetches)",
             "",
-            _HEADER.format("strategy"),
+            _HEADER,
         ]
-        bfs = next((r for r in runs if r["strategy"] == "bfs"), None)
-        for run in runs:
-            lines.append(_row(run, run["strategy"]))
-        if bfs and bfs["harvest"]:
-            ratios = ", ".join(
-                f"{r['strategy']} {r['harvest'] / bfs['harvest']:.1f}×"
-                for r in runs
-                if r["strategy"] != "bfs"
-            )
-            lines += ["", f"Final harvest relative to BFS: {ratios}."]
+        lines += [_row(summary(r, oracle)) for r in runs]
         lines.append("")
-    for topic, run in report.get("recall", {}).items():
-        lines.append(
-            f"Recall run, {topic}: {run['strategy']} with a budget of "
-            f"{2 * run['reachable_relevant']} fetches (2× {run['reachable_relevant']} reachable "
-            f"relevant pages; {run['fetched']} pages fetched before it stopped): recall "
-            f"**{run['recall']:.3f}**, harvest {run['harvest']:.3f}."
-        )
-    if report.get("recall"):
-        lines.append("")
-    for topic, runs in report.get("study", {}).items():
+    for topic, visit in report.get("revisit", {}).items():
         lines += [
-            f"**Parameter study, {topic}** (topic-pagerank, one change at a time)",
+            f"**Second visit, {topic}** ({visit['changed']} items changed, "
+            f"{visit['budget']} fetches): new on-topic items found per fetch — "
+            + ", ".join(f"{k} {v:.4f}" for k, v in visit["per_fetch"].items()),
             "",
-            _HEADER.format("parameters"),
         ]
-        lines += [_row(run, run["label"]) for run in runs]
-        lines.append("")
     return "\n".join(lines)
 
 
@@ -157,90 +154,120 @@ async def _bench(
     strategies: list[str],
     topics: list[str],
     concurrency: int,
-    study: bool,
     recall: bool,
     seed_key: str,
-    study_pages: int,
 ) -> dict[str, Any]:
     from app.lab.runner import run_crawl
     from app.lab.truth import Truth
 
     truth = Truth.load(web)
     manifest = json.loads((web / "manifest.json").read_text(encoding="utf-8"))
+    lang = manifest.get("lang", "zh")
     seeds = [manifest["seeds"][seed_key]]
     report: dict[str, Any] = {
         "commit": _commit(),
-        "web": str(web),
+        "web": web.name,
+        "lang": lang,
         "manifest_pages": manifest["pages"],
         "seed": seeds[0],
         "pages": pages,
-        "study_pages": study_pages,
         "concurrency": concurrency,
         "strategies": {},
-        "recall": {},
-        "study": {},
     }
 
     def save() -> None:
-        (out / "focus.json").write_text(
+        (out / f"focus_{web.name}.json").write_text(
             json.dumps(report, ensure_ascii=False, indent=1), encoding="utf-8"
         )
-        (out / "focus.md").write_text(markdown(report) + "\n", encoding="utf-8")
+        (out / f"focus_{web.name}.md").write_text(markdown(report) + "\n", encoding="utf-8")
 
-    for topic in topics if strategies else []:
-        target = len(truth.relevant_reachable(seeds, topic))
+    for topic in topics:
+        target = len(truth.relevant_reachable(seeds, topic, items=True))
+        budget = max(pages, 2 * target) if recall else pages
         runs = report["strategies"].setdefault(topic, [])
         for strategy in strategies:
             result = await run_crawl(
                 truth,
                 proxy=proxy,
                 seeds=seeds,
-                keywords=TOPICS[topic],
+                keywords=TOPICS[lang][topic],
                 topic=topic,
                 strategy=strategy,
-                max_pages=pages,
+                max_pages=budget,
                 concurrency=concurrency,
                 target=target,
+                items=True,
             )
-            runs.append(result.to_dict())
-            typer.echo(_row(runs[-1], f"{topic}/{strategy}"))
+            runs.append({**result.to_dict(), "budget": budget})
+            oracle = next((r for r in runs if r["strategy"] == "oracle"), None)
+            typer.echo(f"{web.name} {topic} " + _row(summary(runs[-1], oracle)))
             save()
         if runs:
-            plot(runs, topic, out / f"focus_{topic}.png", pages)
-    for topic in topics if recall else []:
-        target = len(truth.relevant_reachable(seeds, topic))
-        result = await run_crawl(
-            truth,
-            proxy=proxy,
-            seeds=seeds,
-            keywords=TOPICS[topic],
-            topic=topic,
-            strategy=DEFAULT_STRATEGY,
-            max_pages=2 * target,
-            concurrency=concurrency,
-            target=target,
-        )
-        report["recall"][topic] = result.to_dict()
-        typer.echo(_row(report["recall"][topic], f"{topic}/recall budget {2 * target}"))
-        save()
-    for topic in topics if study else []:
-        runs = report["study"].setdefault(topic, [])
-        for label, params in STUDY:
-            result = await run_crawl(
+            plot(runs, topic, out / f"focus_{web.name}_{topic}.png", min(budget, 1000), web.name)
+    return report
+
+
+async def _revisit(
+    web: Path, out: Path, topics: list[str], concurrency: int, seed_key: str, budget: int
+) -> dict[str, Any]:
+    """A second visit after 5 % of the items changed: the default strategy starting from what
+    the first visit learned, against the same strategy starting cold, and bfs."""
+    from app.lab.mutate import changed
+    from app.lab.process import lab_server
+    from app.lab.runner import run_crawl
+    from app.lab.truth import Truth
+
+    truth = Truth.load(web)
+    manifest = json.loads((web / "manifest.json").read_text(encoding="utf-8"))
+    lang = manifest.get("lang", "zh")
+    seeds = [manifest["seeds"][seed_key]]
+    later = out / f"{web.name}-changed"
+    new = set(changed(web, later))
+    truth2 = Truth.load(later)
+    report: dict[str, Any] = {}
+    for topic in topics:
+        keywords = TOPICS[lang][topic]
+        wanted = {u for u in new if truth2.relevant(u, topic, items=True)}
+        with lab_server(web) as proxy:
+            first = await run_crawl(
                 truth,
                 proxy=proxy,
                 seeds=seeds,
-                keywords=TOPICS[topic],
+                keywords=keywords,
                 topic=topic,
-                strategy="topic-pagerank",
-                max_pages=study_pages,
-                params=params,
+                strategy=DEFAULT_STRATEGY,
+                max_pages=1000,
                 concurrency=concurrency,
             )
-            runs.append({"label": label, **result.to_dict()})
-            typer.echo(_row(runs[-1], f"{topic}/{label}"))
-            save()
-    save()
+        per_fetch: dict[str, float] = {}
+        with lab_server(later) as proxy:
+            for label, strategy, state in (
+                ("default, warm", DEFAULT_STRATEGY, first.state),
+                ("default, cold", DEFAULT_STRATEGY, {}),
+                ("bfs", "bfs", {}),
+            ):
+                found: list[str] = []
+                result = await run_crawl(
+                    truth2,
+                    proxy=proxy,
+                    seeds=seeds,
+                    keywords=keywords,
+                    topic=topic,
+                    strategy=strategy,
+                    max_pages=budget,
+                    concurrency=concurrency,
+                    strategy_state=state.get("steer"),
+                    judge_state=state.get("judge"),
+                    visited=found,
+                )
+                per_fetch[label] = len(wanted & set(found)) / max(1, result.score.fetched)
+                typer.echo(f"{web.name} {topic} second visit {label}: {per_fetch[label]:.4f}")
+        report[topic] = {
+            "changed": len(new),
+            "on_topic_changed": len(wanted),
+            "budget": budget,
+            "per_fetch": per_fetch,
+        }
     return report
 
 
@@ -271,33 +298,42 @@ def register(bench_cli: typer.Typer) -> None:
 
     @bench_cli.command("focus")
     def focus(
-        web: Path = typer.Option(..., "--web", help="A web built by `timelypush lab build`."),
+        web: list[Path] = typer.Option(
+            ..., "--web", help="A web built by `timelypush lab build` (repeat for several)."
+        ),
         out: Path = typer.Option(Path("var/bench/focus"), "--out", help="Where results go."),
-        pages: int = typer.Option(1000, "--pages", min=100, help="Pages per run."),
+        pages: int = typer.Option(1000, "--pages", min=100, help="Fetches per run."),
         strategies: str = typer.Option(
             ",".join(STRATEGIES), "--strategies", help="Comma-separated; 'none' skips them."
         ),
         topics: str = typer.Option("sports,football", "--topics"),
         concurrency: int = typer.Option(16, "--concurrency", min=1),
-        proxy: str | None = typer.Option(
-            None, "--proxy", help="A running `lab serve` (default: start one)."
-        ),
         seed: str = typer.Option("sports", "--seed", help="Seed from the manifest: sports|home."),
-        study: bool = typer.Option(True, "--study/--no-study", help="Parameter study."),
-        study_pages: int = typer.Option(500, "--study-pages", min=100, help="Pages per study run."),
-        recall: bool = typer.Option(True, "--recall/--no-recall", help="2× budget recall run."),
+        recall: bool = typer.Option(
+            True, "--recall/--no-recall", help="Run each strategy to 2× the topic's size."
+        ),
+        revisit: int = typer.Option(
+            0, "--revisit", min=0, help="Second-visit fetches after 5 % of items changed (0: no)."
+        ),
     ) -> None:
-        """Run every strategy on the lab web and report harvest, recall and speed."""
+        """Every strategy and the oracle on lab webs: on-topic item harvest, recall, speed."""
         from app.lab.process import lab_server
 
         logging.basicConfig(level=logging.WARNING)
         out.mkdir(parents=True, exist_ok=True)
         chosen = [s.strip() for s in strategies.split(",") if s.strip() not in ("", "none")]
-        names = [t.strip() for t in topics.split(",") if t.strip() in TOPICS]
-        args = (out, pages, chosen, names, concurrency, study, recall, seed, study_pages)
-        if proxy:
-            asyncio.run(_bench(web, proxy, *args))
-        else:
-            with lab_server(web) as url:
-                asyncio.run(_bench(web, url, *args))
-        typer.echo(f"wrote {out / 'focus.json'}, {out / 'focus.md'} and the plots")
+        names = [t.strip() for t in topics.split(",") if t.strip() in ("sports", "football")]
+        for one in web:
+            with lab_server(one) as url:
+                report = asyncio.run(
+                    _bench(one, url, out, pages, chosen, names, concurrency, recall, seed)
+                )
+            if revisit:
+                report["revisit"] = asyncio.run(
+                    _revisit(one, out, names, concurrency, seed, revisit)
+                )
+                (out / f"focus_{one.name}.md").write_text(markdown(report) + "\n", encoding="utf-8")
+                (out / f"focus_{one.name}.json").write_text(
+                    json.dumps(report, ensure_ascii=False, indent=1), encoding="utf-8"
+                )
+        typer.echo(f"wrote {out}/focus_*.md, .json and the plots")

@@ -34,6 +34,8 @@ class RunResult:
     seconds: float
     cpu_seconds: float
     extra: dict[str, Any] = field(default_factory=dict)
+    state: dict[str, Any] = field(default_factory=dict)
+    """What the crawl learned, for a next visit (not reported)."""
 
     def to_dict(self) -> dict[str, Any]:
         pages = self.score.fetched
@@ -84,25 +86,48 @@ async def run_crawl(
     scope: str = "any",
     learn: bool = True,
     target: int | None = None,
+    items: bool = False,
+    strategy_state: Mapping[str, Any] | None = None,
+    judge_state: Mapping[str, Any] | None = None,
+    visited: list[str] | None = None,
 ) -> RunResult:
-    """One crawl of the lab web; every fetched URL is scored with the ground truth."""
+    """One crawl of the lab web; every fetched URL is scored with the ground truth.
+
+    ``strategy="oracle"`` is the truth-knowing ceiling (``app.lab.oracle``). With ``items``
+    only on-topic articles count as relevant. The crawl's final strategy and judgment states
+    (for a next visit) are in ``extra["state"]``."""
     from crawler import CrawlConfig, TopicProfile, crawl
 
     merged = {**THESIS_PARAMS, **(params or {})}
     config = CrawlConfig(
         max_pages=max_pages,
         scope=scope,
-        strategy=strategy,
+        strategy="bfs" if strategy == "oracle" else strategy,
         params=merged,
         fetch=lab_fetch_config(proxy, concurrency),
         learn=learn,
+        strategy_state=strategy_state,
+        judge_state=judge_state,
+        checkpoint_every=0,  # the final state only
     )
     if target is None:
-        target = len(truth.relevant_reachable(seeds, topic))
-    score = Score(truth, topic, target)
+        target = len(truth.relevant_reachable(seeds, topic, items=items))
+    score = Score(truth, topic, target, items=items)
     profile = TopicProfile.from_keywords(keywords)
+    chosen = None
+    if strategy == "oracle":
+        from app.lab.oracle import Oracle
+
+        chosen = Oracle(truth, topic, profile)
+    checkpoints: list[dict[str, Any]] = []
     wall, cpu = time.perf_counter(), time.process_time()
-    async for event in crawl(seeds, profile, config):
+    async for event in crawl(
+        seeds, profile, config, strategy=chosen, on_checkpoint=checkpoints.append
+    ):
+        if event.final:
+            continue
+        if visited is not None and event.page is not None and not event.error:
+            visited.append(event.final_url)
         score.add(event.final_url, event.page is not None and event.error is None, event.matched)
     result = RunResult(
         strategy,
@@ -112,6 +137,8 @@ async def run_crawl(
         time.perf_counter() - wall,
         time.process_time() - cpu,
     )
+    if checkpoints:
+        result.state = {k: checkpoints[-1].get(k) for k in ("steer", "judge")}
     logger.info(
         "%s/%s: %d pages, harvest %.3f, recall %.3f in %.1fs",
         topic,

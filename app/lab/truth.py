@@ -38,11 +38,17 @@ class Truth:
             graph[row["url"]] = row["links"]
         return cls(records, graph)
 
-    def relevant(self, url: str, topic: str) -> bool:
+    def relevant(self, url: str, topic: str, *, items: bool = False) -> bool:
+        """On-topic by the truth; with ``items``, only articles count (not channel, list, tag
+        or special pages, which a person does not read)."""
         record = self.records.get(url)
-        if record is None:
+        if record is None or (items and record.get("kind") != "article"):
             return False
         return is_about(str(record["category"]), bool(record["football"]), topic)
+
+    def relevant_items(self, topic: str) -> set[str]:
+        """Every on-topic article of the web."""
+        return {u for u in self.records if self.relevant(u, topic, items=True)}
 
     def reachable(self, seeds: Iterable[str]) -> set[str]:
         """Existing pages reachable from ``seeds`` by following links (any host)."""
@@ -55,8 +61,10 @@ class Truth:
                     queue.append(target)
         return seen
 
-    def relevant_reachable(self, seeds: Iterable[str], topic: str) -> set[str]:
-        return {u for u in self.reachable(seeds) if self.relevant(u, topic)}
+    def relevant_reachable(
+        self, seeds: Iterable[str], topic: str, *, items: bool = False
+    ) -> set[str]:
+        return {u for u in self.reachable(seeds) if self.relevant(u, topic, items=items)}
 
 
 @dataclass(slots=True)
@@ -76,6 +84,10 @@ class Score:
     true_positive: int = 0
     curve: list[tuple[int, float]] = field(default_factory=list)
     seen: set[str] = field(default_factory=set)
+    items: bool = False
+    """Count only on-topic articles as relevant (hubs are fetched for discovery)."""
+    hits: list[int] = field(default_factory=list)
+    """Fetch numbers (1-based, failed fetches included) of the relevant pages, in order."""
 
     def add(self, url: str, ok: bool, matched: bool) -> None:
         if not ok:
@@ -85,8 +97,10 @@ class Score:
             return
         self.seen.add(url)
         self.fetched += 1
-        hit = self.truth.relevant(url, self.topic)
+        hit = self.truth.relevant(url, self.topic, items=self.items)
         self.relevant += hit
+        if hit:
+            self.hits.append(self.fetched + self.errors)
         self.matched += matched
         self.true_positive += hit and matched
         if self.fetched % self.step == 0:
@@ -106,6 +120,10 @@ class Score:
                 return value
         return None
 
+    def found_by(self, pages: int) -> int:
+        """Relevant pages among the first ``pages`` fetches (failed ones included)."""
+        return sum(1 for n in self.hits if n <= pages)
+
     def to_dict(self) -> dict[str, object]:
         return {
             "fetched": self.fetched,
@@ -119,4 +137,6 @@ class Score:
             if self.matched
             else None,
             "curve": [[n, round(h, 4)] for n, h in self.curve],
+            "items": self.items,
+            "found_at": {str(n): self.found_by(n) for n in (100, 500, 1000, 2 * self.target) if n},
         }

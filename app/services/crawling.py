@@ -135,6 +135,7 @@ def crawl_config(settings: Settings, site: Site, concerns: list[Concern]) -> Any
     params: dict[str, float] = {}
     for c in concerns:
         params.update(c.params or {})
+    learned = (site.checkpoint or {}).get("learned") or {}
     return CrawlConfig(
         max_pages=max(c.max_pages for c in concerns),
         time_limit=settings.crawl_time_limit,
@@ -143,9 +144,12 @@ def crawl_config(settings: Settings, site: Site, concerns: list[Concern]) -> Any
         params=params,
         fetch=fetch,
         checkpoint_every=CHECKPOINT_EVERY,
-        # each concern's own judgment model decides its matches (crawl_store.match_page);
-        # the engine's decision on the merged topic is not used
-        scorer="kp",
+        # each concern's own judgment model decides its matches (crawl_store.match_page); the
+        # engine's judgment of the merged topic steers the crawl (which links first) and
+        # starts from what the site's last visit learned
+        scorer="model",
+        judge_state=learned.get("judge"),
+        strategy_state=learned.get("steer"),
     )
 
 
@@ -229,6 +233,8 @@ class _RunState:
         self.retry_after: float | None = None
         self.seed_last_modified: str | None = None
         self.checkpoint: dict[str, Any] | None = None
+        self.learned: dict[str, Any] = {}
+        """What the crawl learned about the site (strategy and judgment), for its next visit."""
         self.extended_at = time.monotonic()
 
 
@@ -275,6 +281,7 @@ async def _crawl(
             # the engine counts the page it is about to yield as done: persist the state only
             # once that page is stored, so a kill in between loses nothing
             state.checkpoint = checkpoint
+            state.learned = {k: checkpoint[k] for k in ("steer", "judge") if checkpoint.get(k)}
 
         events = crawl(
             [site.seed_url],
@@ -492,9 +499,12 @@ def _finish(
         if not site.feed_url and state.seed_feeds:
             site.feed_url = state.seed_feeds[0][:2048]
         feed = state.feed or (site.checkpoint or {}).get("feed")
+        learned = state.learned or (site.checkpoint or {}).get("learned")
         site.checkpoint = {"revisit": decision.estimate.to_dict()}
         if feed:
             site.checkpoint["feed"] = feed
+        if learned:
+            site.checkpoint["learned"] = learned
         status = "failed" if error else ("not_modified" if state.not_modified else "ok")
         run.status = status
         run.finished_at = now

@@ -172,3 +172,30 @@ def test_a_shared_site_crawls_with_the_strategy_most_concerns_chose() -> None:
     assert chosen("bfs", DEFAULT_STRATEGY) == DEFAULT_STRATEGY
     assert chosen(DEFAULT_STRATEGY, "bfs") == DEFAULT_STRATEGY
     assert chosen("statistical", "fish") == "fish"  # listed before statistical
+
+
+def test_what_a_visit_learned_steers_the_next_one(crawl_env: None, engine) -> None:
+    # The site's link statistics and the judgment model of the merged topic are kept with the
+    # site (in the database, not in a worker's memory) and start the next visit's crawl.
+    from app.core.config import Settings
+    from app.services.crawling import crawl_config, crawl_site
+
+    site_server = NewsSite(articles=6)
+    with site_server.serve() as seed, Session(engine) as session:
+        site_id, (football,) = make_concerns(session, seed, [["足球"]])
+        assert crawl_site(site_id)["status"] == "ok"
+        site = session.get(Site, site_id)
+        session.refresh(site)
+        learned = (site.checkpoint or {}).get("learned") or {}
+        assert learned["steer"]["stats"], "section / URL-pattern statistics were saved"
+        assert learned["judge"]["items"] == 6
+        concern = session.get(Concern, football)
+        config = crawl_config(Settings(), site, [concern])
+        assert config.scorer == "model"
+        assert config.strategy_state == learned["steer"]
+        assert config.judge_state == learned["judge"]
+        # a later visit keeps it (and adds to it) rather than forgetting
+        site_server.add_article(7, football=True)
+        assert crawl_site(site_id)["status"] == "ok"
+        session.refresh(site)
+        assert site.checkpoint["learned"]["judge"]["items"] > 6

@@ -76,7 +76,7 @@ async def run(
     events: list[CrawlEvent] = []
     cfg = config(strategy, **kwargs)
     gen = crawl(
-        [url(s) for s in seeds],
+        [url(s) if s.startswith("/") else s for s in seeds],
         keywords,
         cfg,
         fetcher=fetcher,
@@ -92,5 +92,5 @@ async def run(
 
 
 def order(events: list[CrawlEvent]) -> list[str]:
-    """The fetched paths, in fetch order."""
-    return [e.url.removeprefix(BASE) for e in events]
+    """The fetched paths, in fetch order (end-of-visit decision rows are not fetches)."""
+    return [e.url.removeprefix(BASE) for e in events if not e.final]

@@ -5,7 +5,8 @@ from __future__ import annotations
 import json
 import random
 
-from crawler import Example, Judge, Page, TopicProfile
+from crawler import Example, Judge, Link, Page, TopicProfile
+from crawler.siteareas import SiteAreas
 
 FOOTBALL = [
     "中超",
@@ -229,3 +230,115 @@ def test_pushed_pages_outside_the_refit_window_drop_their_words_and_nothing_else
     dropped = [i for i, s in enumerate(trimmed.seen) if not s.features]
     assert dropped and all(i < window and kept.seen[i].pushed for i in dropped)
     assert all(s.features for s in trimmed.seen if not s.pushed)
+
+
+BASKETBALL = ["nba", "篮板", "扣篮", "三分", "季后赛", "后卫", "中锋", "火箭"]
+SPORT = ["比赛", "球队", "冠军", "赛季", "教练", "球员"]
+SECTION_LINKS = 6
+
+
+def sectioned_visit(rng: random.Random) -> list[Page]:
+    """A portal visit: a sports section (football and basketball stories sharing the words of
+    sport; a few football stories say 足球) and a finance section; each story links to
+    others of its section, as a "related" box does."""
+    pages: list[Page] = []
+    for i in range(90):
+        if i % 3 == 2:
+            words, section = OTHER[0], "财经"
+        else:
+            words = FOOTBALL if i % 3 == 0 else BASKETBALL
+            section = "体育"
+        title_words = rng.sample(words, 2) + rng.sample(SPORT if section == "体育" else words, 1)
+        if words is FOOTBALL and i % 9 == 0:
+            title_words.insert(1, "足球")
+        body = "".join(
+            f"{a}和{b}成为焦点，{c}备受关注。"
+            for a, b, c in (
+                rng.sample(words, 2) + rng.sample(SPORT if section == "体育" else words, 1)
+                for _ in range(3)
+            )
+        )
+        url = f"http://news.example.cn/{i:06d}.html"
+        pages.append(
+            Page(
+                url,
+                url,
+                200,
+                title=f"{'，'.join(title_words)}_{section}_示例网",
+                text=body + FILLER,
+            )
+        )
+    for page in pages:
+        same = [p.url for p in pages if p.title.split("_")[1] == page.title.split("_")[1]]
+        page.links = [Link(u, "") for u in rng.sample(same, SECTION_LINKS) if u != page.url]
+    return pages
+
+
+def test_a_fine_topic_is_told_from_its_siblings_in_the_same_section() -> None:
+    judge = Judge(profile())
+    for page in sectioned_visit(random.Random(11)):
+        judge.judge(page)
+    judge.finish()
+
+    def story(words: list[str], n: int, section: str = "体育", common: str = "赛季") -> Page:
+        url = f"http://news.example.cn/new{n}.html"
+        text = f"{words[0]}和{words[1]}成为焦点，{common}备受关注。" + FILLER
+        title = f"{words[2]}，{words[3]}，{common}_{section}_示例网"
+        return Page(url, url, 200, title=title, text=text)
+
+    football = judge.judge(story(FOOTBALL, 1), observe=False)
+    basketball = judge.judge(story(BASKETBALL, 2), observe=False)
+    finance = judge.judge(story(OTHER[0], 3, "财经", "指数"), observe=False)
+    assert football.probability > basketball.probability
+    assert football.probability > finance.probability
+    # the model learned football's own words, not only the section's
+    learned = [t for t, _ in judge.learned_terms(10)]
+    assert any(t in FOOTBALL for t in learned)
+
+
+def test_site_areas_rank_a_page_near_the_positives_above_one_far_from_them() -> None:
+    areas = SiteAreas()
+    sport = [f"http://x.cn/s{i}" for i in range(6)]
+    finance = [f"http://x.cn/f{i}" for i in range(6)]
+    areas.observe("http://x.cn/sport/", sport, None)  # a channel page lists its stories
+    areas.observe("http://x.cn/finance/", finance, None)
+    for url in sport:
+        areas.observe(url, [], "体育 示例网")
+    for url in finance:
+        areas.observe(url, [], "财经 示例网")
+    affinity = areas.affinity([*sport, *finance], {sport[0], sport[1]})
+    assert affinity(sport[4]) > affinity(finance[4])
+    assert affinity(sport[4]) == 1.0 and affinity(finance[4]) == 0.0
+    # a site that gives neither signal leaves every page neutral
+    flat = SiteAreas()
+    for url in [*sport, *finance]:
+        flat.observe(url, [], "")
+    neutral = flat.affinity([*sport, *finance], {sport[0]})
+    assert neutral(sport[3]) == neutral(finance[3]) == 1.0
+
+
+def test_a_verdict_overrides_the_pseudo_label_of_the_page_it_was_given_on() -> None:
+    pages = sectioned_visit(random.Random(12))
+    wrong = next(p for p in pages if "足球" in p.title)
+    plain = Judge(profile())
+    corrected = Judge(profile(), feedback=[Example(wrong.title, wrong.text, False)])
+    for judge in (plain, corrected):
+        for page in pages:
+            judge.judge(page)
+        judge.finish()
+    assert (
+        corrected.judge(wrong, observe=False).explanation["parts"]["model"]
+        < (plain.judge(wrong, observe=False).explanation["parts"]["model"])
+    )
+
+
+def test_a_state_saved_before_site_areas_still_loads() -> None:
+    judge = Judge(profile())
+    for page in visit(random.Random(6)):
+        judge.judge(page)
+    judge.finish()
+    old = {k: v for k, v in judge.state().items() if k != "sections"} | {"version": 1}
+    restored = Judge(profile(), state=json.loads(json.dumps(old)))
+    assert restored.warm
+    assert restored.judge(zhongchao(), observe=False).relevant
+    assert judge.state()["version"] == 2

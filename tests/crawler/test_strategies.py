@@ -256,6 +256,7 @@ def test_every_strategy_is_registered_with_the_thesis_defaults() -> None:
         "fish-kp",
         "ipagerank",
         "pagerank",
+        "sections",
         "statistical",
         "topic-pagerank",
     ]
@@ -283,7 +284,9 @@ async def test_adaptive_does_not_starve_links_beyond_the_fish_window() -> None:
     fish_kp = order(await run(graph, TOPIC, "fish-kp", **kw))
     adaptive = order(await run(graph, TOPIC, "adaptive", **kw))
     assert fish_kp.index("/list/2.html") > fish_kp.index("/nav29")
-    assert adaptive[:3] == ["/list/1.html", "/list/2.html", "/list/a.html"]
+    # adaptive takes the next page of the list and its story once the navigation links it
+    # tried first turn out off-topic, long before it runs out of them
+    assert adaptive.index("/list/a.html") < adaptive.index("/nav29") - 15, adaptive
 
 
 async def test_adaptive_learns_which_site_sections_are_relevant() -> None:

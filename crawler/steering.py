@@ -1,0 +1,342 @@
+"""The default link strategy (``adaptive``): fetch next the link whose page is most likely an
+on-topic *item*, as the concern's judgment sees it.
+
+A link's priority is the expected on-topic item harvest of fetching it::
+
+    priority = K · E_item + (1 − K) · E_hub
+
+* **K** — how likely the link leads to an item rather than a hub: what the crawl has fetched
+  under the link's *URL pattern* (the path with numbers and ids blanked: ``/2018/0218/doc-*.shtml``,
+  ``/list_#.html``), shrunk towards the URL's shape (``crawler.pagekind.url_item_prior``:
+  dates and ids say item, ``list``/``page``/``tag``/the root say hub).
+* **E_item** — the expected relevance of the page behind the link:
+  ``max(A, w_link·A + w_page·P + w_section·S)`` where
+
+  - **A** is the link's own text (anchor, then its surrounding words at half weight) judged by
+    the concern's model like a headline (``Judge.link_probability``): a user's keyword or
+    synonym in it counts at once; the model's learned words count once it is warm;
+  - **P** is what the link's parent page led to (sibling statistics): the mean judged
+    probability of the items it linked to that were fetched, shrunk towards what was expected
+    of the parent itself — its own probability for an item; for a hub, half its own
+    probability (or its link's text), half what *its* parent led to;
+  - **S** is the mean judged probability of the items fetched from the link's site section
+    and URL pattern, shrunk step by step: the crawl's overall rate → the host → the section
+    (first directory of the path) → the pattern, each by ``prior`` pseudo-items.
+* **E_hub** — a hub is worth what it opens: ``hub · max(A, (S + P) / 2) · Y``, where **Y** is
+  the share of fetched hubs that revealed new item links, under the link's URL pattern and
+  its section (a calendar, a pagination trap or the "about" pages reveal only more of
+  themselves, and their Y decays with every fetch).
+
+Hubs are fetched for discovery and never count as harvest. Every ``rescore_every`` fetches
+(every tenth of the pages fetched so far, at least 5, early in a visit; and after each refit
+of the model) the whole frontier is re-prioritised with what has been
+learned since the links were found, so a section learned to be off-topic is abandoned and
+anchors that say the model's learned words rise.
+
+**Fast start.** Before anything is judged, only what the user gave and the seed page shows
+count: a keyword or synonym in a navigation label or headline (A), an exclude word (A = 0,
+and the link is kept last), the URL's shape (K).
+
+**Warm start.** ``state()`` gives the section and pattern statistics learned on this visit
+(JSON-able); passed back as ``CrawlConfig.strategy_state`` they are where the next visit of
+the site starts, discounted to ``carry`` of their weight so that the new visit's evidence
+soon dominates.
+
+Without a judgment (a seed scorer chosen as the push decision) the page's probability is its
+normalised seed score and A the profile's heaviest term in the link's text.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, ClassVar
+from urllib.parse import parse_qsl, urlsplit
+
+from crawler import text as textmod
+from crawler.pagekind import ITEM, url_item_prior
+from crawler.profile import TopicProfile
+from crawler.relevance import Relevance
+from crawler.strategies import ScoredLink, _Base, _unique_links, section_keys
+from crawler.types import Link, Page
+
+if TYPE_CHECKING:
+    from crawler.frontier import Entry, Frontier
+    from crawler.judgment import Judge
+
+__all__ = ["Steering", "url_pattern"]
+
+STEER_STATE_VERSION = 1
+
+_ID_RUN = re.compile(r"[a-z0-9]*\d[a-z0-9]*")
+_SLUG = re.compile(r"[a-z#*]+(?:[-_][a-z#*]+){2,}")
+
+
+@functools.lru_cache(maxsize=16384)
+def url_pattern(url: str) -> str:
+    """A URL with its numbers and ids blanked: pages made by one template share a pattern
+    (``news.x.cn/#/#/doc-*.shtml``, ``x.com/sport/list_#.html``)."""
+    parts = urlsplit(url)
+    host = (parts.hostname or "").removeprefix("www.")
+
+    def blank(match: re.Match[str]) -> str:
+        return "#" if len(match.group()) < 6 else "*"
+
+    path = _SLUG.sub("~", _ID_RUN.sub(blank, parts.path.lower()))
+    keys = sorted({k.lower() for k, _ in parse_qsl(parts.query, keep_blank_values=True)})
+    return host + path + ("?" + "&".join(keys) if keys else "")
+
+
+class _Stat:
+    """What the crawl saw under one key: items, their summed probability, fetches, hubs, and
+    hubs that revealed new item links."""
+
+    __slots__ = ("fetched", "hubs", "items", "opened", "p_sum")
+
+    def __init__(self) -> None:
+        self.p_sum = 0.0
+        self.items = 0.0
+        self.fetched = 0.0
+        self.hubs = 0.0
+        self.opened = 0.0
+
+    def to_list(self) -> list[float]:
+        return [round(v, 4) for v in (self.p_sum, self.items, self.fetched, self.hubs, self.opened)]
+
+    @classmethod
+    def from_list(cls, values: list[float], carry: float) -> _Stat:
+        stat = cls()
+        stat.p_sum, stat.items, stat.fetched, stat.hubs, stat.opened = (
+            float(v) * carry for v in values[:5]
+        )
+        return stat
+
+
+class Steering(_Base):
+    """Expected on-topic item harvest per fetch, under the concern's judgment (module doc)."""
+
+    name: ClassVar[str] = "adaptive"
+    uses_judgment: ClassVar[bool] = True
+    defaults: ClassVar[dict[str, Any]] = {
+        "w_link": 0.3,
+        "w_page": 0.35,
+        "w_section": 0.35,
+        "sibling_prior": 3.0,
+        "prior": 4.0,
+        "kind_prior": 3.0,
+        "hub": 0.6,
+        "rescore_every": 50,
+        "carry": 0.5,
+        "fair": 0.3,
+    }
+
+    def __init__(self, profile: TopicProfile, params: dict[str, Any] | None = None) -> None:
+        super().__init__(profile, params)
+        self.judge: Judge | None = None
+        self.stats: dict[str, _Stat] = {}
+        self.total = _Stat()
+        self.links: dict[str, tuple[float, str]] = {}
+        """Queued URL → (A, parent): the link's own text score and the page that linked to it
+        (of several, the one whose links turned out best)."""
+        self.expect: dict[str, float] = {}
+        """Fetched page → what was expected of its links: its own probability for an item."""
+        self.kids: dict[str, list[float]] = {}
+        """Fetched page → [summed probability, count] of the items it linked to, fetched."""
+        self._since_rescore = 0
+        self._model_mark: object = None
+        self.hosts: set[str] = set()
+        """Hosts of the links seen (for the fair share)."""
+
+    # -- wiring ---------------------------------------------------------------------------
+    def attach(self, judge: Judge | None) -> None:
+        """The judgment whose view of relevance steers the crawl (None: the seed scorer)."""
+        self.judge = judge
+
+    def state(self) -> dict[str, Any]:
+        """What this visit learned about the site, for the next visit (JSON-able)."""
+        return {
+            "version": STEER_STATE_VERSION,
+            "total": self.total.to_list(),
+            "stats": {k: v.to_list() for k, v in self.stats.items()},
+        }
+
+    def load(self, state: Mapping[str, Any] | None, *, carry: float | None = None) -> None:
+        """Start from an earlier visit's ``state()`` (ignored if from another version), its
+        counts weighted by ``carry`` (default: the ``carry`` parameter; 1 to resume a visit)."""
+        if not state or state.get("version") != STEER_STATE_VERSION:
+            return
+        carry = float(self.params["carry"]) if carry is None else carry
+        self.total = _Stat.from_list(list(state.get("total", [])), carry)
+        self.stats = {
+            str(k): _Stat.from_list(list(v), carry) for k, v in dict(state["stats"]).items()
+        }
+
+    # -- evidence -------------------------------------------------------------------------
+    @staticmethod
+    @functools.lru_cache(maxsize=16384)
+    def _keys(url: str) -> tuple[str, ...]:
+        """Host, section and URL pattern: the levels the crawl learns about."""
+        host, section = section_keys(url)
+        pattern = "~" + url_pattern(url)
+        return (host, section, pattern) if section != host else (host, pattern)
+
+    def _rate(self, keys: tuple[str, ...]) -> float:
+        """S: mean judged probability of the items fetched under the keys, shrunk outwards."""
+        m = float(self.params["prior"])
+        rate = (self.total.p_sum + 0.5) / (self.total.items + 1.0)
+        for key in keys:
+            stat = self.stats.get(key)
+            if stat is not None and stat.items:
+                rate = (stat.p_sum + m * rate) / (stat.items + m)
+        return rate
+
+    def _item_odds(self, url: str, pattern: str) -> float:
+        """K: the share of items among pages fetched under the pattern, shrunk to the URL's
+        shape."""
+        prior = url_item_prior(url)
+        stat = self.stats.get(pattern)
+        if stat is None or not stat.fetched:
+            return prior
+        k = float(self.params["kind_prior"])
+        return (stat.items + k * prior) / (stat.fetched + k)
+
+    def _opens(self, keys: tuple[str, ...]) -> float:
+        """Y: the share of hubs that revealed new item links (Laplace), under the URL's
+        pattern and under its section, whichever is lower."""
+        out = 1.0
+        for key in keys[-2:]:
+            stat = self.stats.get(key)
+            if stat is not None and stat.hubs:
+                out = min(out, (stat.opened + 1.0) / (stat.hubs + 1.0))
+        return out
+
+    def _link_text(self, link: Link) -> float:
+        """A: the link's own text, judged like a headline; surrounding words at half weight."""
+        if self.judge is not None:
+            anchor = self.judge.link_probability(link.anchor)
+            if anchor >= 0.9 or not link.context:
+                return anchor
+            return max(anchor, 0.5 * self.judge.link_probability(link.context))
+        return self.link_relevance(link)
+
+    def _excluded(self, link: Link) -> bool:
+        if not self.profile.exclude or not link.anchor:
+            return False
+        return bool(self.profile.excluded_in(textmod.tokenize(link.anchor)))
+
+    def priority(self, url: str, a: float, parent: float) -> float:
+        """The expected on-topic item harvest of fetching ``url`` (module doc); a link whose
+        text has an exclude word (``a`` < 0) comes last."""
+        if a < 0:
+            return 0.0
+        p = self.params
+        keys = self._keys(url)
+        rate = self._rate(keys)
+        item = max(
+            a, float(p["w_link"]) * a + float(p["w_page"]) * parent + float(p["w_section"]) * rate
+        )
+        hub = float(p["hub"]) * max(a, 0.5 * (rate + parent)) * self._opens(keys)
+        k = self._item_odds(url, keys[-1])
+        return round((k * item + (1.0 - k) * hub) * self._fair(keys[0]), 6)
+
+    def _fair(self, host: str) -> float:
+        """A nudge towards hosts that had less than an equal share of the fetches so far, so
+        that on a shared frontier links of equal value alternate between hosts."""
+        if len(self.hosts) < 2 or not self.total.fetched:
+            return 1.0
+        stat = self.stats.get(host)
+        share = (stat.fetched if stat is not None else 0.0) / self.total.fetched
+        return 1.0 - float(self.params["fair"]) * (share - 1.0 / len(self.hosts))
+
+    # -- the protocol ---------------------------------------------------------------------
+    def seed(self, url: str) -> ScoredLink:
+        return ScoredLink(url, 2.0, None)
+
+    def _probability(self, page: Page, relevance: Relevance) -> float:
+        if relevance.probability is not None:
+            return relevance.probability
+        return self.page_sim(relevance)
+
+    def observe(self, page: Page, probability: float, opened: bool) -> None:
+        """Count a fetched page under its host, section and URL pattern."""
+        is_item = page.kind == ITEM
+        for stat in (
+            self.total,
+            *(self.stats.setdefault(k, _Stat()) for k in self._keys(page.url)),
+        ):
+            stat.fetched += 1
+            if is_item:
+                stat.items += 1
+                stat.p_sum += probability
+            else:
+                stat.hubs += 1
+                stat.opened += opened
+
+    def _sibling(self, parent: str) -> float:
+        """P: the judged probability of the items a parent page linked to (its children
+        fetched so far), shrunk towards what was expected of the parent itself."""
+        expected = self.expect.get(parent, 0.5)
+        kids = self.kids.get(parent)
+        if kids is None:
+            return expected
+        m = float(self.params["sibling_prior"])
+        return (kids[0] + m * expected) / (kids[1] + m)
+
+    def score_links(self, page: Page, relevance: Relevance, depth: int | None) -> list[ScoredLink]:
+        probability = self._probability(page, relevance)
+        here = self.links.pop(page.url, None)
+        if here is not None and page.kind == ITEM:
+            kids = self.kids.setdefault(here[1], [0.0, 0])
+            kids[0] += probability
+            kids[1] += 1
+        if page.kind == ITEM:
+            expected = probability
+        elif here is not None:  # a hub: what its parent's links turned out to be, and its own
+            expected = 0.5 * self._sibling(here[1]) + 0.5 * max(probability, here[0])
+        else:
+            expected = max(probability, 0.5)
+        self.expect[page.url] = expected
+        out = []
+        opened = False
+        links = _unique_links(page)
+        self.hosts.update(self._keys(link.url)[0] for link in links)
+        for link in links:
+            a = -1.0 if self._excluded(link) else self._link_text(link)
+            parent = page.url
+            if link.url in self.links:
+                old_a, old_parent = self.links[link.url]
+                a = min(a, old_a) if min(a, old_a) < 0 else max(a, old_a)
+                if self._sibling(old_parent) > expected:
+                    parent = old_parent
+            else:
+                opened = opened or self._item_odds(link.url, self._keys(link.url)[-1]) >= 0.5
+            self.links[link.url] = (a, parent)
+            value = self.priority(link.url, a, self._sibling(parent))
+            out.append(ScoredLink(link.url, value, None, link))
+        self.observe(page, probability, opened)
+        self._since_rescore += 1
+        return out
+
+    def rescore(self, frontier: Frontier) -> None:
+        """Re-prioritise the queue with what was learned since (every ``rescore_every`` pages,
+        and after the judgment's model changed)."""
+        mark = self.judge.model if self.judge is not None else None
+        changed = mark is not self._model_mark
+        # often while the queue is small and every page teaches much, then every
+        # ``rescore_every`` pages (the cost is one pass over the queue)
+        every = min(int(self.params["rescore_every"]), max(5, int(self.total.fetched) // 10))
+        if not changed and self._since_rescore < every:
+            return
+        self._model_mark = mark
+        self._since_rescore = 0
+        links = self.links
+
+        def again(entry: Entry) -> float:
+            a, parent = links.get(entry.url, (0.0, ""))
+            if changed and self.judge is not None and entry.anchor and a >= 0:
+                a = max(a, self.judge.link_probability(entry.anchor))
+                links[entry.url] = (a, parent)
+            return self.priority(entry.url, a, self._sibling(parent))
+
+        frontier.reprioritize(again)

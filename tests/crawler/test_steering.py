@@ -1,0 +1,178 @@
+"""The default strategy (``adaptive``, crawler.steering) on hand-made graphs: the order it
+fetches in, what it learns, what it carries to the next visit, and what it refuses to waste."""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import replace
+
+from crawler.errors import HTTPStatusError
+from crawler.profile import TopicProfile
+from crawler.steering import url_pattern
+from crawler.types import Link, Page
+from tests.crawler.focus_graphs import GraphFetcher, order, page, run, site, url
+
+TOPIC = "足球"
+
+
+def hub(path: str, title: str, links: list[tuple[str, str]]) -> Page:
+    return replace(page(path, title, links), kind="hub")
+
+
+def test_url_patterns_blank_numbers_and_ids() -> None:
+    assert url_pattern("http://news.x.cn/2018/0218/doc-i12mkrujjrm97.shtml") == (
+        "news.x.cn/#/#/doc-*.shtml"
+    )
+    assert url_pattern("http://www.x.com/sport/list_2.html") == "x.com/sport/list_#.html"
+    assert url_pattern("http://x.com/a.php?id=7&p=2") == "x.com/a.php?id&p"
+    assert url_pattern("http://x.com/story/12345/a-slug") == url_pattern(
+        "http://x.com/story/67890/a-slug"
+    )
+
+
+async def test_a_relevant_cluster_behind_an_off_topic_hub_is_reached_early() -> None:
+    # The home page lists eight weather stories first, one football story, and a list page
+    # whose own text ("列表") says nothing; the list holds six stories whose anchors say
+    # nothing either but which are football. The one football story teaches that /ball/ is
+    # on-topic, which makes its list worth opening before the weather.
+    misc = [(f"/misc/{i}.html", "天气预报") for i in range(8)]
+    cluster = [(f"/ball/c{i}.html", "赛事报道") for i in range(6)]
+    pages = [
+        hub("/", "首页", [*misc, ("/ball/a.html", "足球赛事"), ("/ball/list.html", "列表")]),
+        page("/ball/a.html", "足球赛事"),
+        hub("/ball/list.html", "列表", cluster),
+        *(page(p, "足球比赛战报") for p, _ in cluster),
+        *(page(p, "天气预报") for p, _ in misc),
+    ]
+    # (a graph this small is re-prioritised after every page, as a large crawl is every 50)
+    params = {"rescore_every": 1}
+    steered = order(await run(site(*pages), TOPIC, "adaptive", params=params))
+    # at most one weather story (taken before the football one had been judged) comes first
+    second_misc = sorted(steered.index(p) for p, _ in misc)[1]
+    assert max(steered.index(p) for p, _ in cluster) < second_misc, steered
+    bfs = order(await run(site(*pages), TOPIC, "bfs"))
+    assert max(bfs.index(p) for p, _ in cluster) > min(bfs.index(p) for p, _ in misc)
+
+
+async def test_a_section_learned_to_be_off_topic_is_abandoned() -> None:
+    # The home page lists /a/ and /b/ stories alternately, 20 each, all with the same
+    # uninformative anchor; /a/ stories are football, /b/ are not. With a budget of 30
+    # fetches the crawl should spend it on /a/ once it has seen a few of each.
+    links = [(f"/{s}/{i}.html", "详情") for i in range(20) for s in ("a", "b")]
+    pages = [hub("/", "首页", links)]
+    pages += [page(f"/a/{i}.html", "足球比赛") for i in range(20)]
+    pages += [page(f"/b/{i}.html", "股市行情") for i in range(20)]
+    params = {"rescore_every": 4}
+    steered = order(await run(site(*pages), TOPIC, "adaptive", max_pages=30, params=params))
+    bfs = order(await run(site(*pages), TOPIC, "bfs", max_pages=30))
+    off_steered = sum(p.startswith("/b/") for p in steered)
+    off_bfs = sum(p.startswith("/b/") for p in bfs)
+    assert off_steered < off_bfs, (steered, bfs)
+    # once learned, /b/ is left until /a/ runs out: every /a/ story comes before all but the
+    # first /b/ ones
+    last_a = max(i for i, p in enumerate(steered) if p.startswith("/a/"))
+    assert sum(p.startswith("/a/") for p in steered) == 20
+    assert sum(p.startswith("/b/") for p in steered[:last_a]) <= 2, steered
+
+
+async def test_the_first_branch_comes_from_the_seed_pages_navigation_labels() -> None:
+    # Nothing has been judged yet: the navigation label that says the user's word (or a
+    # synonym) is where the crawl goes first; a label with an exclude word is not.
+    nav = [("/finance/", "财经"), ("/lottery/", "足球彩票"), ("/tech/", "科技")]
+    nav.append(("/sport/", "体育"))
+    pages = [hub("/", "首页", nav)] + [hub(p, label, []) for p, label in nav]
+    synonym = TopicProfile.from_keywords(["足球"], synonyms=["体育"], exclude=["彩票"])
+    steered = order(await run(site(*pages), synonym, "adaptive"))
+    assert steered[1] == "/sport/", steered
+    assert steered.index("/lottery/") == len(steered) - 1, steered
+    english = [("/business/", "Business"), ("/soccer/", "Soccer"), ("/tech/", "Technology")]
+    pages = [hub("/", "Home", english)] + [hub(p, label, []) for p, label in english]
+    profile = TopicProfile.from_keywords(["football"], synonyms=["soccer"])
+    assert order(await run(site(*pages), profile, "adaptive"))[1] == "/soccer/"
+
+
+def _sections_site() -> dict[str, Page]:
+    links = [(f"/{s}/{i}.html", "详情") for i in range(15) for s in ("b", "a")]
+    pages = [hub("/", "首页", links)]
+    pages += [page(f"/a/{i}.html", "足球比赛") for i in range(15)]
+    pages += [page(f"/b/{i}.html", "股市行情") for i in range(15)]
+    return site(*pages)
+
+
+async def test_a_revisit_starts_from_what_the_last_visit_learned() -> None:
+    states: list[dict] = []
+    first = order(await run(_sections_site(), TOPIC, "adaptive", on_checkpoint=states.append))
+    learned = states[-1]["steer"]
+    assert learned["stats"], "the visit's statistics are in its final checkpoint"
+    second = order(
+        await run(_sections_site(), TOPIC, "adaptive", strategy_state=learned, max_pages=16)
+    )
+    cold = order(await run(_sections_site(), TOPIC, "adaptive", max_pages=16))
+    assert first[:16] == cold  # the same start without the state
+    off_warm = sum(p.startswith("/b/") for p in second)
+    off_cold = sum(p.startswith("/b/") for p in cold)
+    assert off_warm < off_cold, (second, cold)
+
+
+class _Calendar(GraphFetcher):
+    """Serves the graph plus an endless calendar under /cal/: each day links to the next."""
+
+    async def fetch(
+        self, url_: str, *, etag: str | None = None, last_modified: str | None = None
+    ) -> Page:
+        if "/cal/" not in url_:
+            return await super().fetch(url_, etag=etag, last_modified=last_modified)
+        self.calls.append(url_)
+        await asyncio.sleep(0)
+        day = int(url_.rstrip("/").rsplit("/", 1)[1])
+        if day > 100_000:
+            raise HTTPStatusError(404, url=url_)
+        nxt = f"{url_.rsplit('/', 2)[0]}/{day + 1}/"
+        links = [Link(nxt, "下一天"), Link(f"{url_.rsplit('/', 2)[0]}/{day + 2}/", "后天")]
+        title = "足球赛程日历"
+        return Page(url=url_, final_url=url_, status=200, title=title, kind="hub", links=links)
+
+
+async def test_hosts_share_the_budget_and_a_calendar_trap_does_not_eat_it() -> None:
+    # Two sites on one frontier (scope any): each has 12 football stories; the first also has
+    # an endless football-titled calendar. A budget of 40 finds all 24 stories, and the
+    # calendar gets only a few pages before them: it opens nothing new.
+    other = "http://u.test"
+    t_links = [(f"/news/{i}.html", "足球新闻") for i in range(12)]
+    pages = site(
+        hub("/", "首页", [("/cal/1/", "足球赛程"), *t_links]),
+        *(page(p, "足球新闻") for p, _ in t_links),
+    )
+    u_home = Page(
+        url=f"{other}/",
+        final_url=f"{other}/",
+        status=200,
+        title="首页",
+        kind="hub",
+        links=[Link(f"{other}/n/{i}.html", "足球报道") for i in range(12)],
+    )
+    pages[u_home.url] = u_home
+    for i in range(12):
+        u = f"{other}/n/{i}.html"
+        pages[u] = Page(url=u, final_url=u, status=200, title="足球报道")
+    events = await run(
+        pages,
+        TOPIC,
+        "adaptive",
+        seeds=("/", other + "/"),
+        scope="any",
+        max_pages=40,
+        concurrency=4,
+        fetcher=_Calendar(pages),
+        params={"rescore_every": 5},
+    )
+    fetched = [e.url for e in events if not e.final]
+    stories = [u for u in fetched if "/news/" in u or "/n/" in u]
+    assert len(stories) == 24, fetched
+    # the calendar only gets what the stories leave over
+    last_story = max(i for i, u in enumerate(fetched) if "/news/" in u or "/n/" in u)
+    calendar = [u for u in fetched[:last_story] if "/cal/" in u]
+    assert len(calendar) <= 8, fetched
+    # neither host waited for the other: each had a story among the first ten fetches
+    assert any(u.startswith(url("/news/")) for u in fetched[:10])
+    assert any(u.startswith(other + "/n/") for u in fetched[:10])
