@@ -684,10 +684,12 @@ def process_outbox(limit: int = 100, *, now: datetime | None = None) -> int:
 
 
 def resend(session: Session, user: User, delivery_id: int) -> Delivery:
-    """Queue a fresh copy of one of the user's deliveries (a new message, new Message-ID)."""
+    """Queue a fresh copy of one of the user's deliveries (a new message, new Message-ID).
+
+    NotFound unless the delivery belongs to this user."""
     original = session.get(Delivery, delivery_id)
     if original is None or original.user_id != user.id or user.id is None:
-        raise LookupError(f"delivery {delivery_id} not found")
+        raise NotFound("No such delivery.", code="delivery_not_found")
     base = RESEND.sub("", original.idempotency_key)
     count = session.exec(
         select(func.count())

@@ -12,6 +12,7 @@ from app.core.config import get_settings
 from app.models import User, utcnow
 from app.services import delivery
 from app.services.delivery_policy import due_digest
+from app.services.errors import NotFound
 from tests.push import fixtures
 from tests.push.factories import make_concern, make_matches, make_user
 from tests.push.fixtures import drain, rows, verify_signature
@@ -224,7 +225,7 @@ def test_resend_makes_a_new_message_for_the_owner_only(
     drain()
     [row] = rows(session)
     assert row.id is not None
-    with pytest.raises(LookupError):
+    with pytest.raises(NotFound):
         delivery.resend(session, stranger, row.id)
     copy = delivery.resend(session, user, row.id)
     again = delivery.resend(session, user, row.id)
