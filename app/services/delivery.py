@@ -768,10 +768,10 @@ def send_channel_test(
     if channel == "webhook":
         secret = _webhook_secret(session, user)
         session.commit()
-    return test_channel(settings, channel, target, secret=secret, lang=user.language)
+    return send_test_message(settings, channel, target, secret=secret, lang=user.language)
 
 
-def test_channel(
+def send_test_message(
     settings: Settings,
     channel: str,
     target: str,

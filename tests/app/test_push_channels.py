@@ -153,9 +153,9 @@ def test_removed_or_turned_off_channels_get_nothing(
 def test_test_button_sends_now(session: Session, push_env: SmtpSink, hook: HttpReceiver) -> None:
     user = make_user(session, language="en")
     channel = _add(session, user, _json_url(hook))
-    result = push_channels.test_channel(get_settings(), user, channel)
+    result = push_channels.send_test_message(get_settings(), user, channel)
     assert result.ok
     [req] = hook.requests
     assert req.json()["title"] == "[Timely Push] Test message"
     hook.default = 500
-    assert not push_channels.test_channel(get_settings(), user, channel).ok
+    assert not push_channels.send_test_message(get_settings(), user, channel).ok
