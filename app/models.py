@@ -68,18 +68,17 @@ STRATEGIES = (
     "statistical",
 )
 DEFAULT_STRATEGY = "adaptive"
+"""The default link strategy: it beat the thesis's topic PageRank and every other strategy on
+the lab webs (docs/benchmarks.md, "Focus on the lab web")."""
 SCORERS = ("model", "kp", "fish", "vsm")
 """How a concern's pages are judged: the learned topic model (default) or a seed scorer."""
 SENSITIVITIES = ("precise", "balanced", "broad")
 """精确 / 均衡 / 宽泛: the push threshold (``crawler.judgment.SENSITIVITY``)."""
-"""The default link strategy: it beat the thesis's topic PageRank and every other strategy on
-the lab webs (docs/benchmarks.md, "Focus on the lab web")."""
 PUSH_MODES = ("instant", "digest", "both", "off")
 CHANNELS = ("email", "webhook", "sms")
 APPRISE = "apprise"
 """The outbox channel of a user's Apprise push channels (``PushChannel``)."""
 CHANNEL_MODES = ("instant", "digest", "both")
-DELIVERY_STATUSES = ("pending", "sending", "sent", "failed", "dead")
 
 
 # --- users and tokens ------------------------------------------------------------------------
@@ -115,11 +114,6 @@ class User(UserBase, table=True):
     webhook_disabled_at: datetime | None = ts()
     feed_token: str | None = Field(default=None, max_length=64, unique=True, index=True)
     created_at: datetime = ts(nullable=False, default=True)
-
-
-class UserCreate(SQLModel):
-    email: str
-    password: str = Field(min_length=8, max_length=256)
 
 
 class UserPublic(UserBase):
@@ -273,16 +267,6 @@ class Site(SQLModel, table=True):
     locked_by: str | None = Field(default=None, max_length=128)
     checkpoint: dict[str, Any] = json_dict()
     created_at: datetime = ts(nullable=False, default=True)
-
-
-class SitePublic(SQLModel):
-    id: int
-    seed_url: str
-    scope: str
-    revisit_t_minutes: float
-    level: int
-    next_visit_at: datetime | None = None
-    last_visit_at: datetime | None = None
 
 
 class ConcernBase(SQLModel):
