@@ -108,7 +108,6 @@ class User(UserBase, table=True):
     password_hash: str = Field(max_length=255)
     webhook_secret: str | None = Field(default=None, max_length=128)
     is_active: bool = True
-    is_admin: bool = False
     email_verified_at: datetime | None = ts()
     phone_verified_at: datetime | None = ts()
     webhook_disabled_at: datetime | None = ts()
