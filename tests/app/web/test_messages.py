@@ -9,8 +9,8 @@ import pytest
 from sqlmodel import select
 
 from app.models import Match
-from tests.app.web.conftest import post
-from tests.app.web.factories import make_concern, make_match
+from tests.app.web.forms import post
+from tests.factories import make_concern, make_match
 
 
 def _ids(html: str) -> list[int]:
