@@ -85,6 +85,8 @@ CHANNEL_MODES = ("instant", "digest", "both")
 
 
 class UserBase(SQLModel):
+    """The profile fields a user sees and sets."""
+
     email: str = Field(max_length=320, unique=True, index=True)
     phone: str | None = Field(default=None, max_length=32)
     timezone: str = Field(default="Asia/Shanghai", max_length=64)
@@ -103,6 +105,8 @@ class UserBase(SQLModel):
 
 
 class User(UserBase, table=True):
+    """An account."""
+
     __tablename__ = "users"
     id: int | None = Field(default=None, primary_key=True)
     password_hash: str = Field(max_length=255)
@@ -116,6 +120,8 @@ class User(UserBase, table=True):
 
 
 class UserPublic(UserBase):
+    """An account as its owner sees it."""
+
     id: int
     email_verified_at: datetime | None = None
     phone_verified_at: datetime | None = None
@@ -123,6 +129,8 @@ class UserPublic(UserBase):
 
 
 class ApiToken(SQLModel, table=True):
+    """A bearer token of the API: only its hash is stored."""
+
     __tablename__ = "api_tokens"
     id: int | None = Field(default=None, primary_key=True)
     user_id: int = Field(foreign_key="users.id", index=True, ondelete="CASCADE")
@@ -135,6 +143,8 @@ class ApiToken(SQLModel, table=True):
 
 
 class ApiTokenPublic(SQLModel):
+    """An API token as its owner sees it (never the token itself)."""
+
     id: int
     name: str
     created_at: datetime
@@ -216,6 +226,8 @@ class PushChannel(SQLModel, table=True):
 
 
 class PushChannelCreate(SQLModel):
+    """A new Apprise push channel."""
+
     name: str = Field(default="", max_length=100)
     url: str = Field(max_length=2048)
     mode: str = "instant"
@@ -223,6 +235,8 @@ class PushChannelCreate(SQLModel):
 
 
 class PushChannelUpdate(SQLModel):
+    """The fields of a push channel its owner may change."""
+
     name: str | None = Field(default=None, max_length=100)
     mode: str | None = None
     enabled: bool | None = None
@@ -269,6 +283,8 @@ class Site(SQLModel, table=True):
 
 
 class ConcernBase(SQLModel):
+    """A concern's fields: the site, the keywords and how to crawl and push."""
+
     seed_url: str = Field(max_length=2048)
     keywords: list[str] = json_list()
     exclude: list[str] = json_list()
@@ -285,6 +301,8 @@ class ConcernBase(SQLModel):
 
 
 class Concern(ConcernBase, table=True):
+    """What a user watches: a site plus keywords, with the model learned for it."""
+
     __tablename__ = "concerns"
     id: int | None = Field(default=None, primary_key=True)
     owner_id: int = Field(foreign_key="users.id", index=True, ondelete="CASCADE")
@@ -311,6 +329,8 @@ def _check_sensitivity(v: str | None) -> str | None:
 
 
 class ConcernCreate(SQLModel):
+    """A new concern; keywords may be a list or one comma-separated string."""
+
     seed_url: str = Field(max_length=2048)
     keywords: list[str] | str
     exclude: list[str] | str = []
@@ -344,6 +364,8 @@ class ConcernCreate(SQLModel):
 
 
 class ConcernUpdate(SQLModel):
+    """The fields of a concern its owner may change (all optional)."""
+
     seed_url: str | None = None
     keywords: list[str] | str | None = None
     exclude: list[str] | str | None = None
@@ -363,6 +385,8 @@ class ConcernUpdate(SQLModel):
 
 
 class ConcernPublic(ConcernBase):
+    """A concern as its owner sees it, with its site's next visit."""
+
     id: int
     site_id: int | None = None
     learned_terms: dict[str, float] = {}
@@ -378,6 +402,8 @@ class ConcernPublic(ConcernBase):
 
 
 class Page(SQLModel, table=True):
+    """A fetched page, once per canonical URL."""
+
     __tablename__ = "pages"
     id: int | None = Field(default=None, primary_key=True)
     canonical_url: str = Field(max_length=2048, unique=True, index=True)
@@ -395,6 +421,8 @@ class Page(SQLModel, table=True):
 
 
 class Link(SQLModel, table=True):
+    """A link between fetched pages, with its anchor text."""
+
     __tablename__ = "links"
     __table_args__ = (UniqueConstraint("src_page_id", "dst_url", name="uq_link_src_dst"),)
     id: int | None = Field(default=None, primary_key=True)
@@ -404,6 +432,8 @@ class Link(SQLModel, table=True):
 
 
 class Match(SQLModel, table=True):
+    """A page pushed to a concern's owner: one per concern × page."""
+
     __tablename__ = "matches"
     __table_args__ = (
         UniqueConstraint("concern_id", "page_id", name="uq_match_concern_page"),
@@ -434,6 +464,8 @@ class Match(SQLModel, table=True):
 
 
 class MatchPublic(SQLModel):
+    """A pushed message as its owner sees it."""
+
     id: int
     concern_id: int
     page_id: int
@@ -480,6 +512,8 @@ class Delivery(SQLModel, table=True):
 
 
 class DeliveryPublic(SQLModel):
+    """One outbox row as its owner sees it."""
+
     id: int
     match_id: int | None
     digest_date: str | None
@@ -496,6 +530,8 @@ class DeliveryPublic(SQLModel):
 
 
 class CrawlRun(SQLModel, table=True):
+    """One visit of a site: when, with which strategy, and what it found."""
+
     __tablename__ = "crawl_runs"
     __table_args__ = (Index("ix_crawl_runs_site_started", "site_id", "started_at"),)
     id: int | None = Field(default=None, primary_key=True)
@@ -513,6 +549,8 @@ class CrawlRun(SQLModel, table=True):
 
 
 class CrawlRunPublic(SQLModel):
+    """A crawl run as the owner of a concern on its site sees it."""
+
     id: int
     site_id: int
     strategy: str

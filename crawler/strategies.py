@@ -65,6 +65,8 @@ class ScoredLink:
 
 
 class Strategy(Protocol):
+    """A link-priority strategy: how seeds and a fetched page's links are scored."""
+
     @property
     def name(self) -> str: ...
 

@@ -12,7 +12,7 @@ push_cli = typer.Typer(
 
 
 @push_cli.command("test")
-def test(
+def send_test(
     channel: str = typer.Option(..., "--channel", help="email | webhook | sms"),
     to: str = typer.Option(..., "--to", help="Email address, webhook URL or phone number."),
     secret: str | None = typer.Option(

@@ -28,6 +28,8 @@ THESIS_PARAMS: dict[str, float] = {
 
 @dataclass(slots=True)
 class RunResult:
+    """One strategy's crawl of a lab web: parameters, score and time."""
+
     strategy: str
     topic: str
     params: dict[str, Any]

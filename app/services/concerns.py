@@ -10,6 +10,7 @@ case-insensitively, keeping the first spelling.
 from __future__ import annotations
 
 import logging
+import math
 import re
 import unicodedata
 from collections.abc import Iterable, Sequence
@@ -113,7 +114,7 @@ def _check_params(params: dict[str, float]) -> dict[str, float]:
         raise Invalid(f"At most {MAX_PARAMS} strategy parameters.", details={"field": "params"})
     for name, value in params.items():
         bad_name = not name or len(name) > 40 or not name.isprintable()
-        if bad_name or value != value or abs(value) > 1e9:
+        if bad_name or math.isnan(value) or abs(value) > 1e9:
             raise Invalid(f"Bad strategy parameter {name!r}.", details={"field": "params"})
     return dict(params)
 

@@ -42,6 +42,8 @@ logger = logging.getLogger(__name__)
 
 @dataclass(frozen=True)
 class Limit:
+    """A rate limit: attempts per window, optionally with back-off."""
+
     attempts: int
     window: timedelta
     message: str = "Too many attempts. Please wait a few minutes and try again."
@@ -112,6 +114,8 @@ def limit_for(settings: Settings, name: str) -> Limit:
 
 @dataclass
 class State:
+    """One key's counter: attempts in the window and the next allowed time."""
+
     count: int
     window_ends: float  # epoch seconds
     next_at: float

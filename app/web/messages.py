@@ -53,6 +53,8 @@ _PLACES = {
 
 @dataclass
 class Place:
+    """Where on the page the terms were found, and that place's share of the score."""
+
     name: str
     terms: list[str] = field(default_factory=list)
     part: float | None = None
@@ -61,6 +63,8 @@ class Place:
 
 @dataclass
 class Why:
+    """Why a message was pushed, ready for the page."""
+
     keywords: list[str]
     places: list[Place]
     score: float
@@ -79,6 +83,8 @@ class Why:
 
 @dataclass
 class Item:
+    """One message of the feed as the page shows it."""
+
     id: int
     concern_id: int
     title: str
@@ -217,6 +223,8 @@ def _day(value: str | None, user: User, *, end: bool) -> datetime | None:
 
 @dataclass
 class Filters:
+    """The feed's search conditions, from the query string."""
+
     q: str = ""
     concern: int | None = None
     keyword: str = ""

@@ -203,7 +203,7 @@ def test_check_now_says_what_happens(alice_client, db, alice):
 
 
 @pytest.mark.parametrize(
-    "method,path",
+    ("method", "path"),
     [
         ("get", "/concerns/{id}/edit"),
         ("post", "/concerns/{id}/edit"),

@@ -82,7 +82,7 @@ def test_opening_a_message_marks_it_read(alice_client, db, feed):
 
 
 @pytest.mark.parametrize(
-    "query,expected",
+    ("query", "expected"),
     [
         ("concern={football}", ["new", "old"]),
         ("keyword=网球", ["other"]),
@@ -165,7 +165,7 @@ def test_paging_walks_the_whole_feed_once(alice_client, db, alice):
 
 
 @pytest.mark.parametrize(
-    "method,path",
+    ("method", "path"),
     [
         ("get", "/messages/{id}"),
         ("post", "/messages/{id}/read"),
