@@ -133,13 +133,10 @@ def make_match(
     page = Page(
         canonical_url=url, final_url=url, title=title or f"足球新闻 {n}", excerpt="国足今晚迎战对手"
     )
-    db.add(page)
-    db.flush()
-    assert concern.id is not None and page.id is not None
-    match = Match(
-        concern_id=concern.id,
-        page_id=page.id,
-        user_id=concern.owner_id,
+    return _store_match(
+        db,
+        concern,
+        page,
         fingerprint=f"fp-{concern.id}-{n}",
         score=0.85 + n / 1000,
         matched_keywords=list(keywords),
@@ -154,14 +151,9 @@ def make_match(
             "learned": [],
         },
         title=title or f"足球新闻 {n}",
-        url=url,
         snippet=snippet or f"中超第{n}轮：国足今晚迎战对手，足球迷关注。",
         created_at=utcnow() - timedelta(minutes=age_minutes),
     )
-    db.add(match)
-    db.commit()
-    db.refresh(match)
-    return match
 
 
 def make_run(
@@ -212,21 +204,31 @@ def add_match(
     committed."""
     url = url or f"https://news.example.com/a/{concern.id}/{n}"
     page = Page(canonical_url=url, final_url=url, site_id=concern.site_id, title=title)
-    session.add(page)
-    session.flush()
-    assert page.id is not None and concern.id is not None
-    match = Match(
-        concern_id=concern.id,
-        page_id=page.id,
-        user_id=concern.owner_id,
+    return _store_match(
+        session,
+        concern,
+        page,
         fingerprint=f"fp{concern.id}-{n}",
         score=1.5,
         matched_keywords=keywords if keywords is not None else list(concern.keywords[:1]),
         explanation={"terms": {"title": keywords or []}},
         title=title or f"Story {n}",
-        url=url,
         snippet=snippet,
         created_at=created_at or utcnow() - timedelta(minutes=1000 - n),
+    )
+
+
+def _store_match(session: Session, concern: Concern, page: Page, **fields: Any) -> Match:
+    """Store ``page`` and a match of it for the concern's owner; committed."""
+    session.add(page)
+    session.flush()
+    assert concern.id is not None and page.id is not None
+    match = Match(
+        concern_id=concern.id,
+        page_id=page.id,
+        user_id=concern.owner_id,
+        url=page.canonical_url,
+        **fields,
     )
     session.add(match)
     session.commit()
