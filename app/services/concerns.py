@@ -22,6 +22,7 @@ from sqlmodel import Session, col, select
 from app.core.config import Settings, get_settings
 from app.models import (
     PUSH_MODES,
+    SCOPES,
     STRATEGIES,
     Concern,
     ConcernCreate,
@@ -101,7 +102,7 @@ def _check_choices(strategy: str | None, scope: str | None, push_mode: str | Non
             f"Unknown strategy {strategy!r}; choose one of {', '.join(STRATEGIES)}.",
             details={"field": "strategy"},
         )
-    if scope is not None and scope not in sites.SCOPES:
+    if scope is not None and scope not in SCOPES:
         raise Invalid("scope must be host, domain or any.", details={"field": "scope"})
     if push_mode is not None and push_mode not in PUSH_MODES:
         raise Invalid(

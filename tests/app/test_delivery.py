@@ -21,6 +21,24 @@ from tests.push.servers import HttpReceiver, SmtpSink
 sink, hook, push_env = fixtures.sink, fixtures.hook, fixtures.push_env
 
 
+def test_pushes_due_together_are_one_email_and_the_others_point_at_it(
+    session: Session, push_env: SmtpSink
+) -> None:
+    user = make_user(session)
+    matches = make_matches(session, add_concern(session, user), 3)
+    assert delivery.enqueue_for_matches(session, matches) == 3
+    session.commit()
+    drain()
+    [msg] = push_env.messages
+    assert msg["Subject"] == "[及时推] 3 条新内容"
+    primary, *merged = sorted(rows(session), key=lambda r: r.id or 0)
+    assert sorted(primary.match_ids) == sorted(m.id for m in matches)
+    assert primary.merged_into_id is None
+    assert [r.merged_into_id for r in merged] == [primary.id, primary.id]
+    assert {r.status for r in rows(session)} == {"sent"}
+    assert {r.last_error for r in rows(session)} == {None}
+
+
 def test_instant_email_arrives_and_unsubscribe_works(session: Session, push_env: SmtpSink) -> None:
     user = make_user(session)
     [match] = make_matches(session, add_concern(session, user), 1)
