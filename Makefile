@@ -2,7 +2,7 @@
 UV := python3 -m uv
 export UV_PYTHON_DOWNLOADS := never
 
-.PHONY: run test deps test-deps lint typecheck contracts pytest i18n i18n-compile
+.PHONY: run test deps test-deps lint typecheck contracts pytest fmt check i18n i18n-compile
 
 deps:
 	@python3 -m uv --version >/dev/null 2>&1 || python3 -m pip install --quiet uv
@@ -32,8 +32,16 @@ contracts:
 pytest:
 	$(UV) run pytest -n 2 --dist loadfile
 
+# Fix what the linter can and format the code.
+fmt:
+	$(UV) run ruff check --fix .
+	$(UV) run ruff format .
+
+# Every check of `make test` except the tests: lint, format, types, import contracts.
+check: lint typecheck contracts
+
 # Install test dependencies and run the whole suite: lint, types, import contracts, tests.
-test: test-deps lint typecheck contracts pytest
+test: test-deps check pytest
 
 # Translations: extract every message id from the code and templates (babel.cfg), merge them
 # into the Chinese and English catalogues under app/locale, then compile the .mo files the

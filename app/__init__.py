@@ -1,0 +1,1 @@
+"""Timely Push, the service: settings, database, models, services, jobs, API, web, CLI."""

@@ -1,4 +1,6 @@
-"""Keyword-only data functions. The only module besides models that writes SQL."""
+"""Account data functions shared by the CLI and the account services: the one stored form of
+an email address, looking an account up by it, and creating a verified account from the shell.
+Every other table is read and written by the use case that owns it, in ``app.services``."""
 
 from __future__ import annotations
 
@@ -29,9 +31,7 @@ def get_user_by_email(session: Session, *, email: str) -> User | None:
     return session.exec(select(User).where(User.email == normalize_email(email))).first()
 
 
-def create_user(
-    session: Session, *, email: str, password: str, verified: bool = False, is_admin: bool = False
-) -> User:
+def create_user(session: Session, *, email: str, password: str, verified: bool = False) -> User:
     if len(password) < 8:
         raise CrudError("password must be at least 8 characters")
     email = normalize_email(email)
@@ -41,7 +41,6 @@ def create_user(
         email=email,
         password_hash=hash_password(password),
         email_verified_at=utcnow() if verified else None,
-        is_admin=is_admin,
     )
     session.add(user)
     try:

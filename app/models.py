@@ -8,12 +8,26 @@ fingerprint, so a reprint never matches twice), one delivery per idempotency key
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from datetime import UTC, datetime
+from enum import StrEnum
 from typing import Any
 
 from pydantic import field_validator
-from sqlalchemy import JSON, BigInteger, Column, DateTime, Index, TypeDecorator, UniqueConstraint
+from sqlalchemy import (
+    JSON,
+    BigInteger,
+    CheckConstraint,
+    Column,
+    DateTime,
+    Index,
+    TypeDecorator,
+    UniqueConstraint,
+)
 from sqlmodel import Field, SQLModel
+
+from crawler import CrawlConfig
+from crawler.strategies import STRATEGIES as CRAWLER_STRATEGIES
 
 
 def utcnow() -> datetime:
@@ -57,40 +71,133 @@ def json_dict() -> Any:
     return Field(default_factory=dict, sa_column=Column(JSON, nullable=False))
 
 
-STRATEGIES = (
-    "adaptive",
-    "topic-pagerank",
-    "bfs",
-    "fish",
-    "fish-kp",
-    "pagerank",
-    "ipagerank",
-    "statistical",
+# --- domain values ---------------------------------------------------------------------------
+# One source for every closed set of values the tables hold; migration 0008 backs the stored
+# ones with CHECK constraints. StrEnum members are plain strings, so rows, JSON and templates
+# see the same values as before.
+
+
+class DeliveryStatus(StrEnum):
+    """Where an outbox row is: waiting, claimed by a sender, sent, to retry, given up."""
+
+    PENDING = "pending"
+    SENDING = "sending"
+    SENT = "sent"
+    FAILED = "failed"
+    DEAD = "dead"
+
+
+class DeliveryKind(StrEnum):
+    """What an outbox row sends."""
+
+    INSTANT = "instant"
+    """New matches, as they are found."""
+    DIGEST = "digest"
+    """The daily digest."""
+    SUMMARY = "summary"
+    """The first visit of a new concern: what is on the site now, in one message."""
+    WEBHOOK_GONE = "webhook_gone"
+    """Email telling the user their webhook answered 410 and was turned off."""
+
+
+class DeliveryChannel(StrEnum):
+    """How an outbox row is sent."""
+
+    EMAIL = "email"
+    WEBHOOK = "webhook"
+    SMS = "sms"
+    APPRISE = "apprise"
+    """One of the user's Apprise push channels (``PushChannel``; the row's target is its id)."""
+
+
+class PushMode(StrEnum):
+    """When a user (or one concern) is told: at once, in the daily digest, both, or never."""
+
+    INSTANT = "instant"
+    DIGEST = "digest"
+    BOTH = "both"
+    OFF = "off"
+
+
+class ChannelMode(StrEnum):
+    """When an Apprise push channel is used."""
+
+    INSTANT = "instant"
+    DIGEST = "digest"
+    BOTH = "both"
+
+
+class Scope(StrEnum):
+    """Which links of a site a crawl may follow (``crawler.urls.in_scope``)."""
+
+    HOST = "host"
+    DOMAIN = "domain"
+    ANY = "any"
+
+
+class PageKind(StrEnum):
+    """The crawler's page kinds (``crawler.ITEM`` / ``crawler.HUB``); only items are pushed."""
+
+    ITEM = "item"
+    HUB = "hub"
+
+
+class Scorer(StrEnum):
+    """How a concern's pages are judged: the learned topic model (default) or a seed scorer."""
+
+    MODEL = "model"
+    KP = "kp"
+    FISH = "fish"
+    VSM = "vsm"
+
+
+class Sensitivity(StrEnum):
+    """精确 / 均衡 / 宽泛: the push threshold (``crawler.judgment.SENSITIVITY``)."""
+
+    PRECISE = "precise"
+    BALANCED = "balanced"
+    BROAD = "broad"
+
+
+DEFAULT_STRATEGY: str = CrawlConfig.strategy
+"""The default link strategy, the crawler's: it beat the thesis's topic PageRank and every
+other strategy on the lab webs (docs/benchmarks.md, "Focus on the lab web")."""
+THESIS_STRATEGY = "topic-pagerank"
+"""The seed thesis's best strategy, offered right after the default."""
+STRATEGIES: tuple[str, ...] = (
+    DEFAULT_STRATEGY,
+    THESIS_STRATEGY,
+    *(name for name in CRAWLER_STRATEGIES if name not in (DEFAULT_STRATEGY, THESIS_STRATEGY)),
 )
-DEFAULT_STRATEGY = "adaptive"
-SCORERS = ("model", "kp", "fish", "vsm")
-"""How a concern's pages are judged: the learned topic model (default) or a seed scorer."""
-SENSITIVITIES = ("precise", "balanced", "broad")
-"""精确 / 均衡 / 宽泛: the push threshold (``crawler.judgment.SENSITIVITY``)."""
-"""The default link strategy: it beat the thesis's topic PageRank and every other strategy on
-the lab webs (docs/benchmarks.md, "Focus on the lab web")."""
-PUSH_MODES = ("instant", "digest", "both", "off")
-CHANNELS = ("email", "webhook", "sms")
-APPRISE = "apprise"
+"""The crawler's link strategies, in the order the forms offer them."""
+SCORERS: tuple[str, ...] = tuple(Scorer)
+SENSITIVITIES: tuple[str, ...] = tuple(Sensitivity)
+PUSH_MODES: tuple[str, ...] = tuple(PushMode)
+CHANNELS: tuple[str, ...] = (DeliveryChannel.EMAIL, DeliveryChannel.WEBHOOK, DeliveryChannel.SMS)
+"""The channels of the user's profile (Apprise channels are rows of their own)."""
+APPRISE = DeliveryChannel.APPRISE
 """The outbox channel of a user's Apprise push channels (``PushChannel``)."""
-CHANNEL_MODES = ("instant", "digest", "both")
-DELIVERY_STATUSES = ("pending", "sending", "sent", "failed", "dead")
+CHANNEL_MODES: tuple[str, ...] = tuple(ChannelMode)
+SCOPES: tuple[str, ...] = tuple(Scope)
+
+
+def check_in(column: str, values: Iterable[str], *, name: str) -> CheckConstraint:
+    """A CHECK constraint keeping ``column`` (NULL allowed) to ``values``."""
+    listed = ", ".join(f"'{v}'" for v in values)
+    return CheckConstraint(f"{column} IN ({listed})", name=name)
 
 
 # --- users and tokens ------------------------------------------------------------------------
 
 
 class UserBase(SQLModel):
+    """The profile fields a user sees and sets."""
+
     email: str = Field(max_length=320, unique=True, index=True)
     phone: str | None = Field(default=None, max_length=32)
     timezone: str = Field(default="Asia/Shanghai", max_length=64)
     language: str = Field(default="zh", max_length=8)
-    push_mode: str = Field(default="both", max_length=16)
+    push_mode: str = Field(default=PushMode.BOTH, max_length=16)
     digest_time: str = Field(default="08:00", max_length=5)
     quiet_start: str | None = Field(default=None, max_length=5)
     quiet_end: str | None = Field(default=None, max_length=5)
@@ -104,12 +211,14 @@ class UserBase(SQLModel):
 
 
 class User(UserBase, table=True):
+    """An account."""
+
     __tablename__ = "users"
+    __table_args__ = (check_in("push_mode", PUSH_MODES, name="ck_users_push_mode"),)
     id: int | None = Field(default=None, primary_key=True)
     password_hash: str = Field(max_length=255)
     webhook_secret: str | None = Field(default=None, max_length=128)
     is_active: bool = True
-    is_admin: bool = False
     email_verified_at: datetime | None = ts()
     phone_verified_at: datetime | None = ts()
     webhook_disabled_at: datetime | None = ts()
@@ -117,12 +226,9 @@ class User(UserBase, table=True):
     created_at: datetime = ts(nullable=False, default=True)
 
 
-class UserCreate(SQLModel):
-    email: str
-    password: str = Field(min_length=8, max_length=256)
-
-
 class UserPublic(UserBase):
+    """An account as its owner sees it."""
+
     id: int
     email_verified_at: datetime | None = None
     phone_verified_at: datetime | None = None
@@ -130,6 +236,8 @@ class UserPublic(UserBase):
 
 
 class ApiToken(SQLModel, table=True):
+    """A bearer token of the API: only its hash is stored."""
+
     __tablename__ = "api_tokens"
     id: int | None = Field(default=None, primary_key=True)
     user_id: int = Field(foreign_key="users.id", index=True, ondelete="CASCADE")
@@ -142,6 +250,8 @@ class ApiToken(SQLModel, table=True):
 
 
 class ApiTokenPublic(SQLModel):
+    """An API token as its owner sees it (never the token itself)."""
+
     id: int
     name: str
     created_at: datetime
@@ -212,17 +322,20 @@ class PushChannel(SQLModel, table=True):
     Server酱, Discord, Slack, …): an Apprise URL, which may hold the service's token."""
 
     __tablename__ = "push_channels"
+    __table_args__ = (check_in("mode", CHANNEL_MODES, name="ck_push_channels_mode"),)
     id: int | None = Field(default=None, primary_key=True)
     user_id: int = Field(foreign_key="users.id", index=True, ondelete="CASCADE")
     name: str = Field(default="", max_length=100)
     url: str = Field(max_length=2048)
     service: str = Field(default="", max_length=64)
-    mode: str = Field(default="instant", max_length=16)
+    mode: str = Field(default=ChannelMode.INSTANT, max_length=16)
     enabled: bool = True
     created_at: datetime = ts(nullable=False, default=True)
 
 
 class PushChannelCreate(SQLModel):
+    """A new Apprise push channel."""
+
     name: str = Field(default="", max_length=100)
     url: str = Field(max_length=2048)
     mode: str = "instant"
@@ -230,6 +343,8 @@ class PushChannelCreate(SQLModel):
 
 
 class PushChannelUpdate(SQLModel):
+    """The fields of a push channel its owner may change."""
+
     name: str | None = Field(default=None, max_length=100)
     mode: str | None = None
     enabled: bool | None = None
@@ -254,10 +369,11 @@ class Site(SQLModel, table=True):
     """The crawl target shared by every concern on the same seed scope, with revisit state."""
 
     __tablename__ = "sites"
+    __table_args__ = (check_in("scope", SCOPES, name="ck_sites_scope"),)
     id: int | None = Field(default=None, primary_key=True)
     scope_key: str = Field(max_length=2100, unique=True, index=True)
     seed_url: str = Field(max_length=2048)
-    scope: str = Field(default="host", max_length=16)
+    scope: str = Field(default=Scope.HOST, max_length=16)
     revisit_t_minutes: float = 200.0
     level: int = 2
     next_visit_at: datetime | None = ts(index=True)
@@ -275,34 +391,35 @@ class Site(SQLModel, table=True):
     created_at: datetime = ts(nullable=False, default=True)
 
 
-class SitePublic(SQLModel):
-    id: int
-    seed_url: str
-    scope: str
-    revisit_t_minutes: float
-    level: int
-    next_visit_at: datetime | None = None
-    last_visit_at: datetime | None = None
-
-
 class ConcernBase(SQLModel):
+    """A concern's fields: the site, the keywords and how to crawl and push."""
+
     seed_url: str = Field(max_length=2048)
     keywords: list[str] = json_list()
     exclude: list[str] = json_list()
     synonyms: list[str] = json_list()
     strategy: str = Field(default=DEFAULT_STRATEGY, max_length=32)
     params: dict[str, float] = json_dict()
-    scope: str = Field(default="host", max_length=16)
+    scope: str = Field(default=Scope.HOST, max_length=16)
     priority: int = Field(default=0, ge=0, le=5)
     max_pages: int = Field(default=200, ge=1, le=100_000)
     push_mode: str | None = Field(default=None, max_length=16)
     enabled: bool = True
-    scorer: str = Field(default="model", max_length=16)
-    sensitivity: str = Field(default="balanced", max_length=16)
+    scorer: str = Field(default=Scorer.MODEL, max_length=16)
+    sensitivity: str = Field(default=Sensitivity.BALANCED, max_length=16)
 
 
 class Concern(ConcernBase, table=True):
+    """What a user watches: a site plus keywords, with the model learned for it."""
+
     __tablename__ = "concerns"
+    # the strategy is not constrained: the crawler's list may grow without a migration
+    __table_args__ = (
+        check_in("scope", SCOPES, name="ck_concerns_scope"),
+        check_in("push_mode", PUSH_MODES, name="ck_concerns_push_mode"),
+        check_in("scorer", SCORERS, name="ck_concerns_scorer"),
+        check_in("sensitivity", SENSITIVITIES, name="ck_concerns_sensitivity"),
+    )
     id: int | None = Field(default=None, primary_key=True)
     owner_id: int = Field(foreign_key="users.id", index=True, ondelete="CASCADE")
     site_id: int | None = Field(default=None, foreign_key="sites.id", index=True)
@@ -328,6 +445,8 @@ def _check_sensitivity(v: str | None) -> str | None:
 
 
 class ConcernCreate(SQLModel):
+    """A new concern; keywords may be a list or one comma-separated string."""
+
     seed_url: str = Field(max_length=2048)
     keywords: list[str] | str
     exclude: list[str] | str = []
@@ -339,8 +458,8 @@ class ConcernCreate(SQLModel):
     max_pages: int = Field(default=200, ge=1, le=100_000)
     push_mode: str | None = None
     enabled: bool = True
-    scorer: str = "model"
-    sensitivity: str = "balanced"
+    scorer: str = Scorer.MODEL
+    sensitivity: str = Sensitivity.BALANCED
 
     _scorer = field_validator("scorer")(_check_scorer)
     _sensitivity = field_validator("sensitivity")(_check_sensitivity)
@@ -355,12 +474,14 @@ class ConcernCreate(SQLModel):
     @field_validator("scope")
     @classmethod
     def _scope(cls, v: str) -> str:
-        if v not in ("host", "domain", "any"):
+        if v not in SCOPES:
             raise ValueError("scope must be host, domain or any")
         return v
 
 
 class ConcernUpdate(SQLModel):
+    """The fields of a concern its owner may change (all optional)."""
+
     seed_url: str | None = None
     keywords: list[str] | str | None = None
     exclude: list[str] | str | None = None
@@ -380,6 +501,8 @@ class ConcernUpdate(SQLModel):
 
 
 class ConcernPublic(ConcernBase):
+    """A concern as its owner sees it, with its site's next visit."""
+
     id: int
     site_id: int | None = None
     learned_terms: dict[str, float] = {}
@@ -395,6 +518,8 @@ class ConcernPublic(ConcernBase):
 
 
 class Page(SQLModel, table=True):
+    """A fetched page, once per canonical URL."""
+
     __tablename__ = "pages"
     id: int | None = Field(default=None, primary_key=True)
     canonical_url: str = Field(max_length=2048, unique=True, index=True)
@@ -412,6 +537,8 @@ class Page(SQLModel, table=True):
 
 
 class Link(SQLModel, table=True):
+    """A link between fetched pages, with its anchor text."""
+
     __tablename__ = "links"
     __table_args__ = (UniqueConstraint("src_page_id", "dst_url", name="uq_link_src_dst"),)
     id: int | None = Field(default=None, primary_key=True)
@@ -421,12 +548,15 @@ class Link(SQLModel, table=True):
 
 
 class Match(SQLModel, table=True):
+    """A page pushed to a concern's owner: one per concern × page."""
+
     __tablename__ = "matches"
     __table_args__ = (
         UniqueConstraint("concern_id", "page_id", name="uq_match_concern_page"),
         UniqueConstraint("concern_id", "fingerprint", name="uq_match_concern_fingerprint"),
         Index("ix_matches_user_feed", "user_id", "deleted_at", "created_at", "id"),
         Index("ix_matches_concern_created", "concern_id", "created_at"),
+        check_in("kind", tuple(PageKind), name="ck_matches_kind"),
     )
     id: int | None = Field(default=None, primary_key=True)
     concern_id: int = Field(foreign_key="concerns.id", ondelete="CASCADE")
@@ -444,13 +574,15 @@ class Match(SQLModel, table=True):
     created_at: datetime = ts(nullable=False, default=True)
     probability: float | None = None
     """The judgment model's probability (None when a seed scorer decided)."""
-    kind: str = Field(default="item", max_length=8)
+    kind: str = Field(default=PageKind.ITEM, max_length=8)
     feedback: int | None = None
     """The user's verdict: 1 relevant (👍), -1 not relevant (👎), None not given."""
     feedback_at: datetime | None = ts()
 
 
 class MatchPublic(SQLModel):
+    """A pushed message as its owner sees it."""
+
     id: int
     concern_id: int
     page_id: int
@@ -476,7 +608,12 @@ class Delivery(SQLModel, table=True):
     """The outbox: one row per message to send, written before sending."""
 
     __tablename__ = "deliveries"
-    __table_args__ = (Index("ix_deliveries_due", "status", "next_attempt_at"),)
+    __table_args__ = (
+        Index("ix_deliveries_due", "status", "next_attempt_at"),
+        check_in("status", tuple(DeliveryStatus), name="ck_deliveries_status"),
+        check_in("kind", tuple(DeliveryKind), name="ck_deliveries_kind"),
+        check_in("channel", tuple(DeliveryChannel), name="ck_deliveries_channel"),
+    )
     id: int | None = Field(default=None, primary_key=True)
     idempotency_key: str = Field(max_length=200, unique=True, index=True)
     user_id: int = Field(foreign_key="users.id", index=True, ondelete="CASCADE")
@@ -485,18 +622,22 @@ class Delivery(SQLModel, table=True):
     )
     match_ids: list[int] = json_list()
     digest_date: str | None = Field(default=None, max_length=10)
-    kind: str = Field(default="instant", max_length=16)
+    kind: str = Field(default=DeliveryKind.INSTANT, max_length=16)
     channel: str = Field(max_length=16)
     target: str = Field(default="", max_length=2048)
-    status: str = Field(default="pending", max_length=16)
+    status: str = Field(default=DeliveryStatus.PENDING, max_length=16)
     attempts: int = 0
     next_attempt_at: datetime | None = ts(default=True)
     last_error: str | None = Field(default=None, max_length=2000)
+    merged_into_id: int | None = Field(default=None, foreign_key="deliveries.id", index=True)
+    """An instant push merged into another row's message: that row (this one shares its fate)."""
     sent_at: datetime | None = ts()
     created_at: datetime = ts(nullable=False, default=True)
 
 
 class DeliveryPublic(SQLModel):
+    """One outbox row as its owner sees it."""
+
     id: int
     match_id: int | None
     digest_date: str | None
@@ -505,6 +646,8 @@ class DeliveryPublic(SQLModel):
     status: str
     attempts: int
     last_error: str | None
+    merged_into_id: int | None = None
+    """Sent as part of this other delivery's message (instant pushes found together)."""
     sent_at: datetime | None
     created_at: datetime
 
@@ -513,6 +656,8 @@ class DeliveryPublic(SQLModel):
 
 
 class CrawlRun(SQLModel, table=True):
+    """One visit of a site: when, with which strategy, and what it found."""
+
     __tablename__ = "crawl_runs"
     __table_args__ = (Index("ix_crawl_runs_site_started", "site_id", "started_at"),)
     id: int | None = Field(default=None, primary_key=True)
@@ -530,6 +675,8 @@ class CrawlRun(SQLModel, table=True):
 
 
 class CrawlRunPublic(SQLModel):
+    """A crawl run as the owner of a concern on its site sees it."""
+
     id: int
     site_id: int
     strategy: str

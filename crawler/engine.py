@@ -124,6 +124,8 @@ class CrawlEvent:
 
 
 class PageFetcher(Protocol):
+    """What the engine fetches pages with (``crawler.fetch.Fetcher``, or a test double)."""
+
     async def fetch(
         self, url: str, *, etag: str | None = None, last_modified: str | None = None
     ) -> Page: ...

@@ -1,4 +1,4 @@
-"""The crawl frontier: one priority queue shared by every strategy (ALGORITHMS.md §2).
+"""The crawl frontier: one priority queue shared by every strategy (docs/algorithms.md §6).
 
 Rules:
 

@@ -1,4 +1,4 @@
-"""PageRank over the crawled subgraph, kept cheap as the crawl grows (ALGORITHMS.md §2.3–2.5).
+"""PageRank over the crawled subgraph, kept cheap as the crawl grows (docs/algorithms.md §6.4–6.6).
 
 The graph holds every fetched page and every URL they link to (fetched or not), as integer node
 ids keyed by 64-bit URL hashes, with edges in compact arrays. Ranks use the *mean-1* scale of

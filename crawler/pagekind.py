@@ -103,6 +103,8 @@ class Structure:
 
 @dataclass(slots=True)
 class PageKind:
+    """A page's kind (item or hub), its score and the evidence behind it."""
+
     kind: str
     score: float
     evidence: list[str] = field(default_factory=list)

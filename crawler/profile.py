@@ -87,7 +87,7 @@ class TopicProfile:
     synonyms: list[str] = field(default_factory=list)
     exclude: list[str] = field(default_factory=list)
     examples: list[str] = field(default_factory=list)
-    """Example texts for the vector-space scorer (§1.3); optional."""
+    """Example texts for the vector-space scorer (docs/algorithms.md §4.3); optional."""
     learned: dict[str, float] = field(default_factory=dict)
     params: dict[str, float] = field(default_factory=dict)
     n_pages: int = 0

@@ -1,9 +1,9 @@
-"""Page relevance: how well a fetched page matches a topic profile (ALGORITHMS.md §1).
+"""Page relevance: how well a fetched page matches a topic profile (docs/algorithms.md §4).
 
 Three scorers, each returning a ``Relevance`` with an explanation a user can read ("why you
 got this": which terms, where, and whether a term was learned during the crawl):
 
-* ``kp`` — keyword position (§1.1, the default)::
+* ``kp`` — keyword position (§4.1, the link strategies' default)::
 
       sim = N_t/S_t + w_meta·B_k + w_anchor·N_a/S_a  (+ w_body·min(1, N_b/body_saturation))
 
@@ -12,9 +12,9 @@ got this": which terms, where, and whether a term was learned during the crawl):
   S_a the same over the page's anchor texts. Stop words do not count in S_t / S_a (unless they
   are profile terms). Defaults are the thesis run: w_title 1, w_meta 0.75, w_anchor 0.25,
   threshold T 0.5, body off (w_body 0). Body text is an allowed, measured extension.
-* ``fish`` — binary (§1.2): the weight of the heaviest profile term occurring anywhere (1 for a
+* ``fish`` — binary (§4.2): the weight of the heaviest profile term occurring anywhere (1 for a
   user keyword), relevant if ≥ threshold 0.5.
-* ``vsm`` — TF-IDF cosine (§1.3/1.4) between the page (title tokens boosted ×3, sublinear tf,
+* ``vsm`` — TF-IDF cosine (§4.3) between the page (title tokens boosted ×3, sublinear tf,
   jieba's IDF table) and the topic vector (profile term weights plus example texts); relevant
   if ≥ threshold d (0.1).
 

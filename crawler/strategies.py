@@ -1,4 +1,4 @@
-"""Link-priority strategies (ALGORITHMS.md §2): which URL the crawler fetches next.
+"""Link-priority strategies (docs/algorithms.md §6): which URL the crawler fetches next.
 
 Every strategy is a small class behind one protocol::
 
@@ -11,17 +11,18 @@ queue with their priorities. The frontier max-merges them. Parameters have the p
 defaults and are overridden through ``params`` (``make_strategy(name, profile, params)``).
 
 =================  ============================================================================
-``bfs``            constant priority: first in, first out (§2.7).
-``fish``           §2.1: relevant page → first a·W children 1, same depth; irrelevant → first W
+``bfs``            constant priority: first in, first out (§6.1).
+``fish``           §6.2: relevant page → first a·W children 1, same depth; irrelevant → first W
                    children 0.5, depth − 1; the rest 0; depth ≤ 0 is not expanded.
-``fish-kp``        §2.2: as fish with potential = the page's continuous kp sim, relevant = sim > T.
-``pagerank``       §2.3: children are queued with the page's R (``linkrank``).
-``topic-pagerank`` §2.4: W_PF = γ·R̂ + (1 − γ)·ŝ, windowed and depth-limited as fish.
-``ipagerank``      §2.5: PageRank whose out-link shares follow RW(anchor + context).
-``statistical``    §2.6: P(C) = Σ wᵢ·R(Eᵢ) over parent cosine, siblings, URL and anchor tokens.
-``adaptive``       the default: expected on-topic item harvest under the judgment
-                   (``crawler.steering``).
-``sections``       site-section rates from the page scorer's ``matched`` (the earlier default).
+``fish-kp``        §6.3: as fish with potential = the page's continuous kp sim, relevant = sim > T.
+``pagerank``       §6.4: children are queued with the page's R (``linkrank``).
+``topic-pagerank`` §6.5: W_PF = γ·R̂ + (1 − γ)·ŝ, windowed and depth-limited as fish.
+``ipagerank``      §6.6: PageRank whose out-link shares follow RW(anchor + context).
+``statistical``    §6.7: P(C) = Σ wᵢ·R(Eᵢ) over parent cosine, siblings, URL and anchor tokens.
+``sections``       §6.8: anchor/context text + parent sim + the learned relevant rate of the
+                   link's site section (the default before ``adaptive``).
+``adaptive``       §6.9 (default): the expected on-topic item harvest of a link under the
+                   judgment (``crawler.steering``).
 =================  ============================================================================
 """
 
@@ -67,6 +68,8 @@ class ScoredLink:
 
 
 class Strategy(Protocol):
+    """A link-priority strategy: how seeds and a fetched page's links are scored."""
+
     @property
     def name(self) -> str: ...
 
@@ -128,7 +131,7 @@ class _Base:
 
 
 class BreadthFirst(_Base):
-    """§2.7: every URL gets the same priority, so the frontier pops in FIFO order."""
+    """§6.1: every URL gets the same priority, so the frontier pops in FIFO order."""
 
     name = "bfs"
 
@@ -173,7 +176,7 @@ class _Windowed(_Base):
 
 
 class FishSearch(_Windowed):
-    """§2.1: binary relevance; potentials 1 / 0.5 / 0."""
+    """§6.2: binary relevance; potentials 1 / 0.5 / 0."""
 
     name = "fish"
     relevance_default = "fish"
@@ -183,7 +186,7 @@ class FishSearch(_Windowed):
 
 
 class FishKP(_Windowed):
-    """§2.2: potential = the page's keyword-position sim; relevant = sim > T."""
+    """§6.3: potential = the page's keyword-position sim; relevant = sim > T."""
 
     name = "fish-kp"
 
@@ -206,7 +209,7 @@ def _graph(params: dict[str, Any]) -> LinkGraph:
 
 
 class PageRankStrategy(_Base):
-    """§2.3: children inherit the current page's R (mean-1 PageRank of the crawled graph)."""
+    """§6.4: children inherit the current page's R (mean-1 PageRank of the crawled graph)."""
 
     name = "pagerank"
     defaults: ClassVar[dict[str, Any]] = {"d": 0.85, "pr_every": 100, "pr_every_frac": 0.1}
@@ -226,7 +229,7 @@ class PageRankStrategy(_Base):
 
 
 class TopicPageRank(_Windowed):
-    """§2.4: W_PF = γ·R̂ + (1 − γ)·ŝ, γ = 0.8.
+    """§6.5: W_PF = γ·R̂ + (1 − γ)·ŝ, γ = 0.8.
 
     Scales (the thesis mixes them raw; we do not): ŝ is the page's kp sim divided by its
     maximum 1 + w_meta + w_anchor (``sim_norm`` = 1; 0 keeps it raw), blended with the link's
@@ -289,7 +292,7 @@ class TopicPageRank(_Windowed):
 
 
 class IPageRank(_Base):
-    """§2.5: RW(link) = max weight of a profile term in its anchor + context (≥ c, else 0);
+    """§6.6: RW(link) = max weight of a profile term in its anchor + context (≥ c, else 0);
     out-link shares ∝ eps + RW; priority = the child's predicted IPR (mean-1 scale), i.e.
     (1 − d) + d·Σ over fetched parents of IPR(parent)·share. Below ``min_priority``: pruned."""
 
@@ -331,9 +334,9 @@ class IPageRank(_Base):
 
 
 class Adaptive(_Base):
-    """Learns during the crawl which site sections are relevant, from the page scorer's
-    ``matched`` (the default before ``adaptive`` was steered by the judgment; kept as
-    ``sections`` for comparison).
+    """§6.8: learns during the crawl which site sections are relevant, from the page
+    scorer's ``matched`` (the default before ``adaptive`` was steered by the judgment; kept
+    as ``sections`` for comparison).
 
     priority = w_link·A + w_page·P + w_section·U, with the weights summing to 1:
 
@@ -420,7 +423,7 @@ _URL_STOP = frozenset(f"{_URL_STOP_TEXT} default main page id".split())
 
 
 def url_tokens(url: str) -> list[str]:
-    """URL tokens for §2.6 R(ut): host + path + query split on ``/ - . _ ? = &``, decoded, with
+    """URL tokens for §6.7 R(ut): host + path + query split on ``/ - . _ ? = &``, decoded, with
     scheme and boilerplate (www, com, html, …) and numbers dropped; Chinese parts segmented."""
     parts = urlsplit(url)
     raw = _URL_SPLIT.split(unquote(f"{parts.hostname or ''}/{parts.path}?{parts.query}").lower())
@@ -436,7 +439,7 @@ def url_tokens(url: str) -> list[str]:
 
 
 class Statistical(_Base):
-    """§2.6: P(C) = w_up·R(up) + w_us·R(us) + w_ut·R(ut) + w_ua·R(ua), Σ w = 1.
+    """§6.7: P(C) = w_up·R(up) + w_us·R(us) + w_ut·R(ut) + w_ua·R(ua), Σ w = 1.
 
     * R(up) = 1 if the parent page's TF-IDF cosine with the topic ≥ ``delta``;
     * R(us) = 1 if, among the parent's children already fetched, the relevant fraction is at

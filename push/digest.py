@@ -34,6 +34,8 @@ class DigestItem:
 
 @dataclass
 class DigestGroup:
+    """One concern's messages in a digest."""
+
     concern_id: int
     concern: str
     items: list[DigestItem] = field(default_factory=list)

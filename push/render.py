@@ -25,6 +25,8 @@ __all__ = ["Rendered", "Renderer", "language"]
 
 @dataclass(frozen=True)
 class Rendered:
+    """A rendered message: subject, text and optional HTML."""
+
     subject: str
     text: str
     html: str | None

@@ -12,26 +12,9 @@ from pathlib import Path
 import pytest
 from sqlalchemy import create_engine, text
 from sqlalchemy.engine import Engine, make_url
-from sqlmodel import Session, SQLModel
+from sqlmodel import Session
 
-CI = os.environ.get("CI", "").lower() == "true"
-PG_URL = os.environ.get(
-    "TIMELYPUSH_TEST_POSTGRES_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/test"
-)
-REDIS_URL = os.environ.get("TIMELYPUSH_TEST_REDIS_URL", "redis://127.0.0.1:6379")
-SHARED_DATA = Path(
-    os.environ.get(
-        "TIMELYPUSH_SHARED_DATA", Path(__file__).resolve().parents[2] / "shared" / "data"
-    )
-)
-
-
-def unavailable(what: str, why: object) -> None:
-    """A missing service: fail on CI, skip on a developer's machine."""
-    message = f"{what} is not reachable: {why}"
-    if CI:
-        pytest.fail(message, pytrace=False)
-    pytest.skip(message)
+from tests.environment import CI, PG_URL, REDIS_URL, SHARED_DATA, truncate_all, unavailable
 
 
 def _worker() -> str:
@@ -64,12 +47,6 @@ def postgres_url() -> Iterator[str]:
     admin.dispose()
 
 
-def _truncate_all(engine: Engine) -> None:
-    tables = ", ".join(f'"{t.name}"' for t in SQLModel.metadata.sorted_tables)
-    with engine.begin() as conn:
-        conn.execute(text(f"TRUNCATE {tables} RESTART IDENTITY CASCADE"))
-
-
 @pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
 def db_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
     """The URL of an empty, migrated database; each test runs on SQLite and on PostgreSQL."""
@@ -82,7 +59,7 @@ def db_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
     else:
         url = request.getfixturevalue("postgres_url")
         engine = create_engine(url)
-        _truncate_all(engine)
+        truncate_all(engine)
         engine.dispose()
         yield url
 

@@ -54,6 +54,8 @@ _STATUS_CODES = {
 
 
 class ErrorDetail(BaseModel):
+    """The body of every error answer: a stable code, a message for the person, details."""
+
     code: str = Field(description="Stable machine-readable identifier, e.g. `not_found`.")
     message: str = Field(description="Human-readable explanation.")
     details: dict[str, Any] = Field(

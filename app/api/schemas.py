@@ -14,6 +14,8 @@ MAX_ID = 2**31 - 1
 
 
 class RegisterRequest(BaseModel):
+    """Sign-up: email, password and optionally the interface language."""
+
     email: str = Field(max_length=320, examples=["alice@example.com"])
     password: str = Field(min_length=8, max_length=256, examples=["correct horse battery"])
     language: Literal["zh", "en"] | None = Field(default=None, examples=["zh"])
@@ -34,6 +36,8 @@ class TokenRequest(BaseModel):
 
 
 class TokenResponse(BaseModel):
+    """An issued API token and when it expires."""
+
     access_token: str = Field(description="Bearer token; shown once, store it on the device.")
     token_type: Literal["bearer"] = "bearer"  # noqa: S105 (the OAuth2 token type)
     token_id: int
@@ -52,43 +56,61 @@ class TokenResponse(BaseModel):
 
 
 class VerifyRequest(BaseModel):
+    """The token of an email-confirmation link."""
+
     token: str = Field(max_length=2000, description="The token from the emailed link.")
 
 
 class PhoneConfirm(BaseModel):
+    """The code sent by SMS to confirm a phone number."""
+
     code: str = Field(max_length=12, description="The 6-digit code texted to the phone.")
 
 
 class ResetRequest(BaseModel):
+    """Ask for a password reset by email or SMS."""
+
     email: str = Field(max_length=320, examples=["alice@example.com"])
 
 
 class ResetConfirm(BaseModel):
+    """Set a new password with the token of a reset link."""
+
     token: str = Field(max_length=2000)
     new_password: str = Field(min_length=8, max_length=256)
 
 
 class SmsResetConfirm(BaseModel):
+    """Set a new password with the code sent by SMS."""
+
     email: str = Field(max_length=320)
     code: str = Field(min_length=6, max_length=6, pattern=r"^\d{6}$", examples=["042917"])
     new_password: str = Field(min_length=8, max_length=256)
 
 
 class AccountDeletion(BaseModel):
+    """Delete the account: the current password confirms it."""
+
     password: str = Field(max_length=256, description="The current password, to confirm.")
 
 
 class PasswordChange(BaseModel):
+    """Change the password: the current one and the new one."""
+
     current_password: str = Field(max_length=256)
     new_password: str = Field(min_length=8, max_length=256)
 
 
 class Accepted(BaseModel):
+    """The request was taken; the work happens in the background."""
+
     status: Literal["accepted"] = "accepted"
     message: str
 
 
 class WebhookSecret(BaseModel):
+    """A new webhook signing secret, shown once."""
+
     secret: str = Field(description="Shown once: sign-verify webhook deliveries with it.")
 
 
@@ -100,10 +122,14 @@ class MatchPage(BaseModel):
 
 
 class MatchUpdate(BaseModel):
+    """Mark one message read or unread."""
+
     read: bool = Field(description="true = mark read, false = mark unread")
 
 
 class BulkRequest(BaseModel):
+    """One action on many messages."""
+
     ids: list[Annotated[int, Field(ge=1, le=MAX_ID)]] = Field(
         max_length=500, examples=[[101, 102, 103]]
     )
@@ -111,6 +137,8 @@ class BulkRequest(BaseModel):
 
 
 class BulkResult(BaseModel):
+    """What a bulk action changed."""
+
     changed: int = Field(description="How many of the given messages changed.")
 
 
@@ -138,6 +166,8 @@ class FeedbackRequest(BaseModel):
 
 
 class LearnedTerm(BaseModel):
+    """A word the concern's model learned, with its weight."""
+
     term: str
     weight: float = Field(description="The model's weight for the term (higher = stronger).")
 

@@ -36,6 +36,8 @@ PASSWORD = "bench-password"  # noqa: S105 (the seeded bench account)
 
 @dataclass
 class Result:
+    """One measured endpoint: throughput, latency percentiles and errors."""
+
     name: str
     url: str
     requests_per_s: float

@@ -132,7 +132,6 @@ def _seed(users: int, matches: int) -> Any:
                     "webhook_enabled": False,
                     "digest_when_empty": False,
                     "is_active": True,
-                    "is_admin": False,
                     "created_at": now,
                 }
                 for i in range(1, users + 1)

@@ -111,7 +111,6 @@ def user_create(
     password: str = typer.Option(
         ..., prompt=True, hide_input=True, confirmation_prompt=True, help="Password (≥ 8 chars)."
     ),
-    admin: bool = typer.Option(False, help="Grant admin rights."),
 ) -> None:
     """Create a user account (already verified)."""
     from app import crud
@@ -121,9 +120,7 @@ def user_create(
     upgrade()
     try:
         with session_scope() as session:
-            user = crud.create_user(
-                session, email=email, password=password, verified=True, is_admin=admin
-            )
+            user = crud.create_user(session, email=email, password=password, verified=True)
             typer.echo(f"created user {user.id} <{user.email}>")
     except crud.CrudError as exc:
         typer.echo(f"error: {exc}", err=True)
@@ -132,7 +129,7 @@ def user_create(
 
 @user_cli.command("list")
 def user_list() -> None:
-    """List the accounts: id, email, verified, admin, active."""
+    """List the accounts: id, email, verified, active."""
     from app.core.db import session_scope
     from app.services import account_data
 
@@ -140,7 +137,6 @@ def user_list() -> None:
         for user in account_data.list_users(session):
             flags = [
                 "verified" if user.email_verified_at else "unverified",
-                *(["admin"] if user.is_admin else []),
                 "active" if user.is_active else "DISABLED",
             ]
             typer.echo(f"{user.id}\t{user.email}\t{' '.join(flags)}")

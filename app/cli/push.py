@@ -12,7 +12,7 @@ push_cli = typer.Typer(
 
 
 @push_cli.command("test")
-def test(
+def send_test(
     channel: str = typer.Option(..., "--channel", help="email | webhook | sms"),
     to: str = typer.Option(..., "--to", help="Email address, webhook URL or phone number."),
     secret: str | None = typer.Option(
@@ -22,13 +22,13 @@ def test(
 ) -> None:
     """Send a test message through the configured channel; exit 1 when it fails."""
     from app.core.config import get_settings
-    from app.services.delivery import test_channel
+    from app.services.delivery import send_test_message
 
     if channel not in ("email", "webhook", "sms"):
         typer.echo(f"error: unknown channel {channel!r}; choose email, webhook or sms", err=True)
         raise typer.Exit(2)
     settings = get_settings()
-    result = test_channel(settings, channel, to, secret=secret, lang=lang)
+    result = send_test_message(settings, channel, to, secret=secret, lang=lang)
     if not result.ok:
         typer.echo(f"error: {channel} delivery to {to} failed: {result.error}", err=True)
         raise typer.Exit(1)

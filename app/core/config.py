@@ -20,6 +20,8 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 class Settings(BaseSettings):
+    """Every setting of the service, read from ``TIMELYPUSH_*`` variables or ``.env``."""
+
     model_config = SettingsConfigDict(
         env_prefix="TIMELYPUSH_", env_file=".env", env_file_encoding="utf-8", extra="ignore"
     )

@@ -8,6 +8,8 @@ import sys
 
 
 class JsonFormatter(logging.Formatter):
+    """One JSON object per log record (time, level, logger, message, exception)."""
+
     def format(self, record: logging.LogRecord) -> str:
         data = {
             "ts": self.formatTime(record, "%Y-%m-%dT%H:%M:%S%z"),

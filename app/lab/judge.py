@@ -282,11 +282,6 @@ _FOOTBALL_RE = re.compile(
 )
 
 
-def football_terms_in(text: str) -> list[str]:
-    """The football terms that occur in ``text`` (in order of appearance, repeated)."""
-    return _FOOTBALL_RE.findall(text)
-
-
 FOOTBALL_TERMS_EN: tuple[str, ...] = (
     # the game and its institutions (lower-case "football" only: not "Rugby Football Union")
     "football",

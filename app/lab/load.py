@@ -19,6 +19,8 @@ import httpx
 
 @dataclass(frozen=True, slots=True)
 class LoadResult:
+    """What one load run against the lab server measured."""
+
     client: str
     requests: int
     concurrency: int

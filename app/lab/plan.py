@@ -70,6 +70,8 @@ class PageSpec:
 
 @dataclass(slots=True)
 class Portal:
+    """One site of the lab web: its domain, name, categories and encoding."""
+
     domain: str
     name: str
     categories: list[str]
@@ -88,6 +90,8 @@ class Portal:
 
 @dataclass(slots=True)
 class Plan:
+    """The whole lab web before rendering: portals, pages, dead links and seeds."""
+
     portals: list[Portal]
     pages: dict[str, PageSpec]
     """URL → page, in creation order."""

@@ -71,6 +71,8 @@ def slugify(title: str, words: int = 8) -> str:
 
 @dataclass(slots=True)
 class EnglishPortal(Portal):
+    """A portal of the English lab web, with its URL layout."""
+
     layout: str = "dated"
 
     def host(self, category: str) -> str:
@@ -93,6 +95,8 @@ class EnglishPortal(Portal):
 
 
 class EnglishBuilder(_Builder):
+    """Plans the English lab web from the BBC corpus."""
+
     lang = "en"
     names = EN_CATEGORY_NAMES
     portal_table = PORTALS_EN

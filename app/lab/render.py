@@ -55,6 +55,8 @@ def body_paragraphs(page: PageSpec) -> list[str]:
 
 
 class Renderer:
+    """Turns a planned page into the HTML its portal would serve."""
+
     def __init__(self, plan: Plan) -> None:
         self.plan = plan
         self.portals = {p.domain: p for p in plan.portals}

@@ -44,6 +44,8 @@ def _short(title: str) -> str:
 
 
 class EnglishRenderer(Renderer):
+    """The renderer of the English portals."""
+
     def anchor(self, url: str, page: PageSpec, role: str) -> str:
         target = self.plan.pages.get(url)
         portal = self.portals[page.portal]

@@ -22,11 +22,14 @@ THESIS_PARAMS: dict[str, float] = {
     "D": 2,
     "a": 1.5,
 }
-"""The thesis experiment's parameters (004 tables 5-2 to 5-4; ALGORITHMS.md §1.1, §2.1, §2.4)."""
+"""The thesis experiment's parameters (004 tables 5-2 to 5-4; docs/algorithms.md §4.1, §6.2,
+§6.5)."""
 
 
 @dataclass(slots=True)
 class RunResult:
+    """One strategy's crawl of a lab web: parameters, score and time."""
+
     strategy: str
     topic: str
     params: dict[str, Any]

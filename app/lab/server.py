@@ -46,6 +46,8 @@ def _content_type(path: str, encoding: str) -> str:
 
 @dataclass(slots=True)
 class Resource:
+    """One served file of a lab web: body, content type and ETag."""
+
     body: bytes
     content_type: str
     etag: str

@@ -1,4 +1,4 @@
-"""Reading a built web's ground truth and scoring a crawl against it (ALGORITHMS.md §3).
+"""Reading a built web's ground truth and scoring a crawl against it (docs/algorithms.md §8).
 
 - harvest rate (precision) = relevant fetched / fetched, sampled every ``step`` pages;
 - recall = relevant fetched / relevant pages reachable from the seeds (known on the lab web);

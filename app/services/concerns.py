@@ -10,6 +10,7 @@ case-insensitively, keeping the first spelling.
 from __future__ import annotations
 
 import logging
+import math
 import re
 import unicodedata
 from collections.abc import Iterable, Sequence
@@ -21,6 +22,7 @@ from sqlmodel import Session, col, select
 from app.core.config import Settings, get_settings
 from app.models import (
     PUSH_MODES,
+    SCOPES,
     STRATEGIES,
     Concern,
     ConcernCreate,
@@ -102,7 +104,7 @@ def _check_choices(strategy: str | None, scope: str | None, push_mode: str | Non
             details={"field": "strategy", "choices": list(STRATEGIES)},
             params={"name": strategy},
         )
-    if scope is not None and scope not in sites.SCOPES:
+    if scope is not None and scope not in SCOPES:
         raise Invalid("Choose the scope: host, domain or any.", details={"field": "scope"})
     if push_mode is not None and push_mode not in PUSH_MODES:
         raise Invalid(
@@ -119,7 +121,7 @@ def _check_params(params: dict[str, float]) -> dict[str, float]:
         )
     for name, value in params.items():
         bad_name = not name or len(name) > 40 or not name.isprintable()
-        if bad_name or value != value or abs(value) > 1e9:
+        if bad_name or math.isnan(value) or abs(value) > 1e9:
             raise Invalid(
                 "Bad strategy parameter “%(name)s”.",
                 details={"field": "params"},

@@ -17,7 +17,7 @@ from typing import Any
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlmodel import Session, col, select
 
-from app.models import Concern, Link, Match, Page, utcnow
+from app.models import Concern, Link, Match, Page, PageKind, utcnow
 
 logger = logging.getLogger(__name__)
 
@@ -144,7 +144,7 @@ def match_page(
             probability: float | None = judgment.probability
         else:
             rel = score_page(page, scorer.profile, method=scorer.method, params=concern.params)
-            if not rel.matched or page.kind != "item":
+            if not rel.matched or page.kind != PageKind.ITEM:
                 continue
             score, terms, explanation, probability = rel.score, rel.terms, rel.explanation, None
         match = _insert_match(

@@ -42,7 +42,19 @@ from sqlmodel import Session, col, select
 from app.core.config import Settings, get_settings
 from app.core.db import session_scope
 from app.core.security import unsign
-from app.models import APPRISE, Concern, Delivery, Match, PushChannel, Site, User, utcnow
+from app.models import (
+    APPRISE,
+    Concern,
+    Delivery,
+    DeliveryChannel,
+    DeliveryKind,
+    DeliveryStatus,
+    Match,
+    PushChannel,
+    Site,
+    User,
+    utcnow,
+)
 from app.services import channels, outbox_wake, throttle
 from app.services.delivery_compose import (
     UNSUBSCRIBE_SALT,
@@ -68,7 +80,7 @@ logger = logging.getLogger(__name__)
 LEASE = timedelta(minutes=5)
 PARK = timedelta(days=7)
 SEND_CONCURRENCY = 16
-MERGEABLE = ("email", "sms", APPRISE)
+MERGEABLE = (DeliveryChannel.EMAIL, DeliveryChannel.SMS, DeliveryChannel.APPRISE)
 SUMMARY_WAIT = timedelta(minutes=2)
 """A first-visit summary goes out this long after the last match it lists (at least)."""
 UNSUBSCRIBE_MAX_AGE = 10 * 365 * 86400
@@ -81,14 +93,14 @@ _table = Delivery.__table__  # type: ignore[attr-defined]
 
 def _targets(user: User) -> list[tuple[str, str]]:
     """The instant channels the user has turned on, with their addresses."""
-    out = []
+    out: list[tuple[str, str]] = []
     # email and SMS go only to an address the user has verified
     if user.email_enabled and user.email and user.email_verified_at is not None:
-        out.append(("email", user.email))
+        out.append((DeliveryChannel.EMAIL, user.email))
     if user.webhook_enabled and user.webhook_url and user.webhook_disabled_at is None:
-        out.append(("webhook", user.webhook_url))
+        out.append((DeliveryChannel.WEBHOOK, user.webhook_url))
     if user.sms_enabled and user.phone and user.phone_verified_at is not None:
-        out.append(("sms", user.phone))
+        out.append((DeliveryChannel.SMS, user.phone))
     return out
 
 
@@ -101,10 +113,10 @@ def _row(
         "match_id": None,
         "match_ids": [],
         "digest_date": None,
-        "kind": "instant",
+        "kind": DeliveryKind.INSTANT,
         "channel": channel,
         "target": target[:2048],
-        "status": "pending",
+        "status": DeliveryStatus.PENDING,
         "attempts": 0,
         "next_attempt_at": now,
         "last_error": None,
@@ -187,10 +199,10 @@ def _open_batches(
         )
         .where(
             col(Delivery.user_id).in_(sorted(set(user_ids))),
-            col(Delivery.status) == "pending",
-            col(Delivery.kind) == "instant",
+            col(Delivery.status) == DeliveryStatus.PENDING,
+            col(Delivery.kind) == DeliveryKind.INSTANT,
             col(Delivery.attempts) == 0,
-            col(Delivery.channel).in_((*MERGEABLE, "webhook")),
+            col(Delivery.channel).in_((*MERGEABLE, DeliveryChannel.WEBHOOK)),
             col(Delivery.next_attempt_at) > now,
         )
         .group_by(col(Delivery.user_id), col(Delivery.channel), col(Delivery.target))
@@ -204,7 +216,7 @@ def _extend_summary(session: Session, key: str, match_ids: list[int], due: datet
     row = session.exec(
         select(Delivery.id, Delivery.match_ids).where(
             Delivery.idempotency_key == key,
-            col(Delivery.status) == "pending",
+            col(Delivery.status) == DeliveryStatus.PENDING,
             col(Delivery.attempts) == 0,
         )
     ).first()
@@ -214,7 +226,9 @@ def _extend_summary(session: Session, key: str, match_ids: list[int], due: datet
     merged = sorted(set(ids or []) | set(match_ids))
     done = session.connection().execute(
         update(_table)
-        .where(_table.c.id == row_id, _table.c.status == "pending", _table.c.attempts == 0)
+        .where(
+            _table.c.id == row_id, _table.c.status == DeliveryStatus.PENDING, _table.c.attempts == 0
+        )
         .values(match_ids=merged, next_attempt_at=due)
     )
     return bool(done.rowcount)
@@ -255,11 +269,13 @@ def enqueue_for_matches(session: Session, matches: Iterable[Match]) -> int:
         mode = effective_mode(user, concerns.get(m.concern_id))
         base = quiet_until(user, now) or now
         for channel, target, part in _instant_targets(user, mode, apprise.get(user.id, [])):
-            if m.concern_id in first and channel != "webhook":
+            if m.concern_id in first and channel != DeliveryChannel.WEBHOOK:
                 summaries[(user.id, channel, target, part, m.concern_id)].append(m.id)
                 continue
             due = base
-            batched = channel in MERGEABLE or (channel == "webhook" and user.webhook_batch)
+            batched = channel in MERGEABLE or (
+                channel == DeliveryChannel.WEBHOOK and user.webhook_batch
+            )
             if group and batched:
                 slot = (user.id, channel, target)
                 due = max(base, batches.get(slot) or base + group)
@@ -272,7 +288,11 @@ def enqueue_for_matches(session: Session, matches: Iterable[Match]) -> int:
         due = (quiet_until(users[uid], now) or now) + summary_wait
         if _extend_summary(session, key, ids, due) or _insert_ignore(
             session,
-            [_row(key, uid, channel, target, due, kind="summary", match_ids=sorted(ids))],
+            [
+                _row(
+                    key, uid, channel, target, due, kind=DeliveryKind.SUMMARY, match_ids=sorted(ids)
+                )
+            ],
         ):
             extended += 1
         else:  # the summary went out already: these are ordinary instant pushes
@@ -321,7 +341,9 @@ def enqueue_due_digests(now: datetime | None = None) -> int:
 
         def targets(user: User) -> list[tuple[str, str, str]]:
             assert user.id is not None
-            out = [("email", user.email, "email")] if user.email_enabled else []
+            out: list[tuple[str, str, str]] = []
+            if user.email_enabled:
+                out.append((DeliveryChannel.EMAIL, user.email, "email"))
             out += [(APPRISE, str(c.id), f"{APPRISE}-{c.id}") for c in apprise.get(user.id, [])]
             return out
 
@@ -332,7 +354,7 @@ def enqueue_due_digests(now: datetime | None = None) -> int:
         existing = set(
             session.exec(
                 select(Delivery.idempotency_key).where(
-                    Delivery.kind == "digest", col(Delivery.digest_date).in_(dates)
+                    Delivery.kind == DeliveryKind.DIGEST, col(Delivery.digest_date).in_(dates)
                 )
             ).all()
         )
@@ -370,7 +392,7 @@ def enqueue_due_digests(now: datetime | None = None) -> int:
             day = due[user.id][0]
             found = by_user.get(user.id, [])
             for channel, target, part in targets(user):
-                if channel == "email":
+                if channel == DeliveryChannel.EMAIL:
                     picked = [m for m, mode in found if (mode or user.push_mode) in DIGEST_MODES]
                     empty_ok = user.digest_when_empty and user.push_mode in DIGEST_MODES
                 else:
@@ -385,7 +407,7 @@ def enqueue_due_digests(now: datetime | None = None) -> int:
                         channel,
                         target,
                         now,
-                        kind="digest",
+                        kind=DeliveryKind.DIGEST,
                         digest_date=day.isoformat(),
                         match_ids=sorted(picked),
                     )
@@ -404,7 +426,9 @@ def _claim(limit: int, now: datetime) -> list[Delivery]:
         q = (
             select(Delivery.id, Delivery.status)
             .where(
-                col(Delivery.status).in_(("pending", "failed", "sending")),
+                col(Delivery.status).in_(
+                    (DeliveryStatus.PENDING, DeliveryStatus.FAILED, DeliveryStatus.SENDING)
+                ),
                 col(Delivery.next_attempt_at) <= now,
             )
             .order_by(col(Delivery.next_attempt_at), col(Delivery.id))
@@ -420,10 +444,16 @@ def _claim(limit: int, now: datetime) -> list[Delivery]:
             update(_table)
             .where(
                 _table.c.id.in_(candidates),
-                _table.c.status.in_(("pending", "failed", "sending")),
+                _table.c.status.in_(
+                    (DeliveryStatus.PENDING, DeliveryStatus.FAILED, DeliveryStatus.SENDING)
+                ),
                 _table.c.next_attempt_at <= now,
             )
-            .values(status="sending", attempts=_table.c.attempts + 1, next_attempt_at=now + LEASE)
+            .values(
+                status=DeliveryStatus.SENDING,
+                attempts=_table.c.attempts + 1,
+                next_attempt_at=now + LEASE,
+            )
             .returning(_table.c.id)
         )
         claimed = [row_id for (row_id,) in session.connection().execute(claim)]
@@ -443,7 +473,11 @@ def _merge(session: Session, rows: list[Delivery], now: datetime) -> list[Delive
     """
     groups: dict[tuple[int, str, str], list[Delivery]] = defaultdict(list)
     keep: list[Delivery] = []
-    hook_users = {r.user_id for r in rows if r.channel == "webhook" and r.kind == "instant"}
+    hook_users = {
+        r.user_id
+        for r in rows
+        if r.channel == DeliveryChannel.WEBHOOK and r.kind == DeliveryKind.INSTANT
+    }
     batching = (
         set(
             session.exec(
@@ -458,9 +492,9 @@ def _merge(session: Session, rows: list[Delivery], now: datetime) -> list[Delive
     for row in rows:
         fresh = row.attempts == 1 and not RESEND.search(row.idempotency_key)
         mergeable = row.channel in MERGEABLE or (
-            row.channel == "webhook" and row.user_id in batching
+            row.channel == DeliveryChannel.WEBHOOK and row.user_id in batching
         )
-        if row.kind == "instant" and mergeable and fresh:
+        if row.kind == DeliveryKind.INSTANT and mergeable and fresh:
             groups[(row.user_id, row.channel, row.target)].append(row)
         else:
             keep.append(row)
@@ -473,7 +507,7 @@ def _merge(session: Session, rows: list[Delivery], now: datetime) -> list[Delive
         for other in rest:
             ids.update(other.match_ids)
             other.next_attempt_at = now + PARK
-            other.last_error = f"merged into delivery {primary.id}"
+            other.merged_into_id = primary.id
             session.add(other)
         primary.match_ids = sorted(ids)
         session.add(primary)
@@ -488,22 +522,28 @@ def _wanted(
     if user is None or not user.is_active:
         return "user is gone or inactive"
     # no email or SMS to an address the user has not verified (or no longer has)
-    if row.channel == "email" and (user.email_verified_at is None or row.target != user.email):
+    if row.channel == DeliveryChannel.EMAIL and (
+        user.email_verified_at is None or row.target != user.email
+    ):
         return "email address not verified"
-    if row.channel == "sms" and (user.phone_verified_at is None or row.target != user.phone):
+    if row.channel == DeliveryChannel.SMS and (
+        user.phone_verified_at is None or row.target != user.phone
+    ):
         return "phone number not verified"
-    if row.kind not in ("instant", "digest", "summary"):
+    if row.kind not in (DeliveryKind.INSTANT, DeliveryKind.DIGEST, DeliveryKind.SUMMARY):
         return None
     if row.channel == APPRISE:
         ch = (apprise or {}).get(int(row.target)) if row.target.isdigit() else None
         if ch is None or ch.user_id != user.id:
             return "push channel removed by the user"
         return None if ch.enabled else "push channel turned off by the user"
-    if row.channel == "email" and not user.email_enabled:
+    if row.channel == DeliveryChannel.EMAIL and not user.email_enabled:
         return "email turned off by the user"
-    if row.channel == "webhook" and (not user.webhook_enabled or user.webhook_disabled_at):
+    if row.channel == DeliveryChannel.WEBHOOK and (
+        not user.webhook_enabled or user.webhook_disabled_at
+    ):
         return "webhook turned off"
-    if row.channel == "sms" and not user.sms_enabled:
+    if row.channel == DeliveryChannel.SMS and not user.sms_enabled:
         return "SMS turned off by the user"
     return None
 
@@ -523,15 +563,15 @@ async def _send_all(
         cache: dict[str, Channel | Exception] = {}
 
         async def channel_for(row: Delivery, secret: str | None) -> Channel:
-            name = f"webhook:{secret}" if row.channel == "webhook" else row.channel
+            name = f"webhook:{secret}" if row.channel == DeliveryChannel.WEBHOOK else row.channel
             if name not in cache:
                 try:
                     if row.channel == APPRISE:
                         cache[name] = channels.apprise_channel(settings)
-                    elif row.channel == "email":
+                    elif row.channel == DeliveryChannel.EMAIL:
                         email = channels.email_channel(settings)
                         cache[name] = await stack.enter_async_context(email)
-                    elif row.channel == "sms":
+                    elif row.channel == DeliveryChannel.SMS:
                         cache[name] = channels.sms_channel(settings, client=client)
                     else:
                         cache[name] = channels.webhook_channel(settings, secret or "", client=hooks)
@@ -591,7 +631,7 @@ def _compose(
                 dropped[row.id] = reason or "nothing left to send"
                 continue
             secret = None
-            if row.channel == "webhook" and user is not None:
+            if row.channel == DeliveryChannel.WEBHOOK and user is not None:
                 secret = _webhook_secret(session, user)
             elif row.channel == APPRISE:
                 secret = apprise[int(row.target)].url
@@ -612,44 +652,55 @@ def _record(
             result = results.get(row.id)
             values: dict[str, Any]
             if row.id in dropped:
-                values = {"status": "dead", "last_error": dropped[row.id]}
+                values = {
+                    "status": DeliveryStatus.DEAD,
+                    "last_error": dropped[row.id],
+                    "merged_into_id": None,
+                }
             elif result is None:
                 continue
             elif result.ok:
                 sent_ids.append(row.id)
-                values = {"status": "sent"}
+                values = {"status": DeliveryStatus.SENT}
             elif result.permanent or row.attempts >= MAX_ATTEMPTS:
-                values = {"status": "dead", "last_error": (result.error or "failed")[:2000]}
+                values = {
+                    "status": DeliveryStatus.DEAD,
+                    "last_error": (result.error or "failed")[:2000],
+                    "merged_into_id": None,
+                }
             else:
                 values = {
-                    "status": "failed",
+                    "status": DeliveryStatus.FAILED,
                     "last_error": (result.error or "failed")[:2000],
+                    "merged_into_id": None,
                     "next_attempt_at": now + backoff(row.attempts),
                 }
             if result is not None and result.gone:
                 _webhook_gone(session, row.user_id, now)
-            if values["status"] != "sent":
+            if values["status"] != DeliveryStatus.SENT:
                 conn.execute(update(_table).where(_table.c.id == row.id).values(**values))
-            final = values["status"] in ("sent", "dead")
-            if final and row.kind == "instant" and len(row.match_ids) > 1:
+            final = values["status"] in (DeliveryStatus.SENT, DeliveryStatus.DEAD)
+            if final and row.kind == DeliveryKind.INSTANT and len(row.match_ids) > 1:
                 # the rows merged into this one share its outcome
                 conn.execute(
                     update(_table)
                     .where(
-                        _table.c.status == "sending",
+                        _table.c.status == DeliveryStatus.SENDING,
                         _table.c.user_id == row.user_id,
-                        _table.c.last_error == f"merged into delivery {row.id}",
+                        _table.c.merged_into_id == row.id,
                     )
                     .values(
                         status=values["status"],
-                        sent_at=now if values["status"] == "sent" else None,
+                        sent_at=now if values["status"] == DeliveryStatus.SENT else None,
                     )
                 )
         for i in range(0, len(sent_ids), 900):
             conn.execute(
                 update(_table)
                 .where(_table.c.id.in_(sent_ids[i : i + 900]))
-                .values(status="sent", sent_at=now, last_error=None)
+                .values(
+                    status=DeliveryStatus.SENT, sent_at=now, last_error=None, merged_into_id=None
+                )
             )
     return len(sent_ids)
 
@@ -664,7 +715,19 @@ def _webhook_gone(session: Session, user_id: int, now: datetime) -> None:
     logger.warning("webhook of user %s is gone (410); disabled", user.id)
     if user.email:
         key = f"n:{user.id}:email:webhook-gone:{now.date().isoformat()}"
-        _insert_ignore(session, [_row(key, user.id, "email", user.email, now, kind="webhook_gone")])
+        _insert_ignore(
+            session,
+            [
+                _row(
+                    key,
+                    user.id,
+                    DeliveryChannel.EMAIL,
+                    user.email,
+                    now,
+                    kind=DeliveryKind.WEBHOOK_GONE,
+                )
+            ],
+        )
 
 
 def process_outbox(limit: int = 100, *, now: datetime | None = None) -> int:
@@ -684,10 +747,12 @@ def process_outbox(limit: int = 100, *, now: datetime | None = None) -> int:
 
 
 def resend(session: Session, user: User, delivery_id: int) -> Delivery:
-    """Queue a fresh copy of one of the user's deliveries (a new message, new Message-ID)."""
+    """Queue a fresh copy of one of the user's deliveries (a new message, new Message-ID).
+
+    NotFound unless the delivery belongs to this user."""
     original = session.get(Delivery, delivery_id)
     if original is None or original.user_id != user.id or user.id is None:
-        raise LookupError(f"delivery {delivery_id} not found")
+        raise NotFound("No such delivery.", code="delivery_not_found")
     base = RESEND.sub("", original.idempotency_key)
     count = session.exec(
         select(func.count())
@@ -758,18 +823,18 @@ def send_channel_test(
         return DeliveryResult(
             ok=False, permanent=True, error=f"no {channel} address in the profile"
         )
-    if (channel == "email" and user.email_verified_at is None) or (
-        channel == "sms" and user.phone_verified_at is None
+    if (channel == DeliveryChannel.EMAIL and user.email_verified_at is None) or (
+        channel == DeliveryChannel.SMS and user.phone_verified_at is None
     ):
         return DeliveryResult(ok=False, permanent=True, error=f"verify the {channel} address first")
     secret = None
-    if channel == "webhook":
+    if channel == DeliveryChannel.WEBHOOK:
         secret = _webhook_secret(session, user)
         session.commit()
-    return test_channel(settings, channel, target, secret=secret, lang=user.language)
+    return send_test_message(settings, channel, target, secret=secret, lang=user.language)
 
 
-def test_channel(
+def send_test_message(
     settings: Settings,
     channel: str,
     target: str,
@@ -785,12 +850,12 @@ def test_channel(
             httpx.AsyncClient(follow_redirects=False) as client,
             guarded_client(settings, follow_redirects=False) as hooks,
         ):
-            if channel == "email":
+            if channel == DeliveryChannel.EMAIL:
                 async with channels.email_channel(settings) as email:
                     return await email.send(message, target)
-            if channel == "sms":
+            if channel == DeliveryChannel.SMS:
                 return await channels.sms_channel(settings, client=client).send(message, target)
-            if channel == "webhook":
+            if channel == DeliveryChannel.WEBHOOK:
                 hook = channels.webhook_channel(settings, secret or new_secret(), client=hooks)
                 return await hook.send(message, target)
             raise ValueError(f"unknown channel {channel!r}: choose email, webhook or sms")

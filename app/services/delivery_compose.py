@@ -262,20 +262,7 @@ class Composer:
 
     def _webhook(self, items: Iterable[DigestItem], mid: str, user: User) -> Message:
         item = next(iter(items))
-        m = self.loaded.matches[item.match_id]
-        data = {
-            "id": mid,
-            "match_id": m.id,
-            "concern_id": m.concern_id,
-            "title": m.title,
-            "url": m.url,
-            "snippet": m.snippet,
-            "score": m.score,
-            "matched_keywords": list(m.matched_keywords),
-            "why": item.why,
-            "created_at": m.created_at.isoformat(),
-            "dashboard_url": f"{self.base}/",
-        }
+        data = {"id": mid, **self._match_data(item), "dashboard_url": f"{self.base}/"}
         return Message(
             subject=item.title, text=item.url, id=mid, data=envelope("match.created", data)
         )

@@ -53,21 +53,29 @@ class ServiceError(Exception):
 
 
 class NotFound(ServiceError):
+    """Missing, or someone else's (the answer never tells which)."""
+
     status = 404
     default_code = "not_found"
 
 
 class Conflict(ServiceError):
+    """A uniqueness rule refused the change."""
+
     status = 409
     default_code = "conflict"
 
 
 class Invalid(ServiceError):
+    """Input the user can fix."""
+
     status = 422
     default_code = "invalid"
 
 
 class Throttled(ServiceError):
+    """Too many attempts; ``retry_after`` says how long to wait."""
+
     status = 429
     default_code = "throttled"
 
@@ -91,6 +99,8 @@ class Throttled(ServiceError):
 
 
 class Unauthorized(ServiceError):
+    """Wrong credentials, or a bad or expired token."""
+
     status = 401
     default_code = "unauthorized"
 

@@ -104,6 +104,8 @@ def feedback_url(settings: Settings, match_id: int, secret_key: str | None = Non
 
 @dataclass(frozen=True)
 class SignedVerdict:
+    """The message and the verdict (1 or -1) a signed feedback link carries."""
+
     match_id: int
     value: int
 
@@ -142,6 +144,8 @@ def apply_signed(session: Session, verdict: SignedVerdict) -> Match:
 
 @dataclass(frozen=True)
 class LearnedTerm:
+    """A learned word of a concern's model and its weight."""
+
     term: str
     weight: float
 

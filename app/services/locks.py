@@ -72,6 +72,8 @@ def owner_dead(owner: str | None) -> bool:
 
 
 class SiteLock(Protocol):
+    """A lease on one site's crawl, renewed while the crawl runs."""
+
     owner: str
 
     def acquire(self) -> bool: ...

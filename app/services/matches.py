@@ -14,7 +14,7 @@ import json
 from collections.abc import Sequence
 from datetime import UTC, datetime
 from functools import lru_cache
-from typing import Any, Literal
+from typing import Any, Literal, TypedDict, Unpack
 
 from sqlalchemy import (
     ColumnElement,
@@ -122,21 +122,28 @@ def _search_filter(session: Session, q: str) -> ColumnElement[bool]:
     )
 
 
+class FeedFilters(TypedDict, total=False):
+    """The filters of a feed query (each optional): ``concern_id``; ``keyword`` (one of the
+    matched keywords, exact); ``site`` (a host such as ``news.example.com``); ``since`` ≤
+    created_at < ``until``; ``q`` (substring of the title or snippet, case-insensitive on
+    PostgreSQL); ``unread`` (True = unread only, False = read only)."""
+
+    concern_id: int | None
+    keyword: str | None
+    site: str | None
+    since: datetime | None
+    until: datetime | None
+    q: str | None
+    unread: bool | None
+
+
 def _feed_conditions(
-    session: Session,
-    user_id: int | None,
-    *,
-    concern_id: int | None,
-    keyword: str | None,
-    site: str | None,
-    since: datetime | None,
-    until: datetime | None,
-    q: str | None,
-    unread: bool | None,
-    cursor: str | None,
+    session: Session, user_id: int | None, cursor: str | None, **filters: Unpack[FeedFilters]
 ) -> list[Any]:
-    keyword, site, q = (_clean_text(v) for v in (keyword, site, q))
-    since, until = _aware(since, "since"), _aware(until, "until")
+    concern_id, unread = filters.get("concern_id"), filters.get("unread")
+    keyword = _clean_text(filters.get("keyword"))
+    site, q = _clean_text(filters.get("site")), _clean_text(filters.get("q"))
+    since, until = _aware(filters.get("since"), "since"), _aware(filters.get("until"), "until")
     conditions: list[Any] = [Match.user_id == user_id, col(Match.deleted_at).is_(None)]
     if concern_id is not None:
         conditions.append(Match.concern_id == concern_id)
@@ -177,28 +184,14 @@ def list_matches(
     session: Session,
     user: User,
     *,
-    concern_id: int | None = None,
-    keyword: str | None = None,
-    site: str | None = None,
-    since: datetime | None = None,
-    until: datetime | None = None,
-    q: str | None = None,
-    unread: bool | None = None,
     cursor: str | None = None,
     limit: int = 50,
+    **filters: Unpack[FeedFilters],
 ) -> tuple[list[Match], str | None]:
-    """One page of the user's feed, newest first, and the cursor of the next page (or None).
-
-    Filters: ``concern_id``; ``keyword`` (one of the matched keywords, exact); ``site`` (a host
-    such as ``news.example.com``); ``since`` ≤ created_at < ``until``; ``q`` (substring of the
-    title or snippet, case-insensitive on PostgreSQL); ``unread`` (True = unread only,
-    False = read only).
-    """
+    """One page of the user's feed, newest first, and the cursor of the next page (or None),
+    with the :class:`FeedFilters` given."""
     limit = max(1, min(limit, MAX_LIMIT))
-    conditions = _feed_conditions(
-        session, user.id, concern_id=concern_id, keyword=keyword, site=site, since=since,
-        until=until, q=q, unread=unread, cursor=cursor,
-    )  # fmt: skip
+    conditions = _feed_conditions(session, user.id, cursor, **filters)
     stmt = select(Match).where(and_(*conditions)).order_by(*_FEED_ORDER).limit(limit + 1)
     rows = list(session.exec(stmt))
     next_cursor = encode_cursor(rows[limit - 1]) if len(rows) > limit else None
@@ -262,26 +255,18 @@ def list_match_rows(
     session: Session,
     user_id: int,
     *,
-    concern_id: int | None = None,
-    keyword: str | None = None,
-    site: str | None = None,
-    since: datetime | None = None,
-    until: datetime | None = None,
-    q: str | None = None,
-    unread: bool | None = None,
     cursor: str | None = None,
     limit: int = 50,
     lang: str | None = None,
+    **filters: Unpack[FeedFilters],
 ) -> tuple[list[dict[str, Any]], str | None]:
     """``list_matches`` of the user ``user_id`` as plain dicts with the fields (and order) of
     ``MatchPublic``, read as rows (no ORM objects): the API's hot path. ``lang``: the
     why-line's language (the user's)."""
     limit = max(1, min(limit, MAX_LIMIT))
-    if _clean_text(site) or (q and (_clean_text(q) or "").strip()):
-        conditions = _feed_conditions(
-            session, user_id, concern_id=concern_id, keyword=keyword, site=site, since=since,
-            until=until, q=q, unread=unread, cursor=cursor,
-        )  # fmt: skip
+    q, unread = filters.get("q"), filters.get("unread")
+    if _clean_text(filters.get("site")) or (q and (_clean_text(q) or "").strip()):
+        conditions = _feed_conditions(session, user_id, cursor, **filters)
         stmt = (
             sa_select(*_PUBLIC_COLUMNS)
             .where(and_(*conditions))
@@ -290,13 +275,13 @@ def list_match_rows(
         )
         rows = session.connection().execute(stmt).all()
     else:  # the usual filters: one prepared statement per combination, values bound
-        keyword = _clean_text(keyword)
+        keyword = _clean_text(filters.get("keyword"))
         params: dict[str, Any] = {
             "uid": user_id,
-            "cid": concern_id,
+            "cid": filters.get("concern_id"),
             "kw": keyword.strip() if keyword else None,
-            "since": _aware(since, "since"),
-            "until": _aware(until, "until"),
+            "since": _aware(filters.get("since"), "since"),
+            "until": _aware(filters.get("until"), "until"),
             "lim": limit + 1,
         }
         if cursor:
@@ -468,21 +453,7 @@ def concern_names(session: Session, user: User) -> dict[int, str]:
     return labels
 
 
-def count_matches(
-    session: Session,
-    user_id: int,
-    *,
-    concern_id: int | None = None,
-    keyword: str | None = None,
-    site: str | None = None,
-    since: datetime | None = None,
-    until: datetime | None = None,
-    q: str | None = None,
-    unread: bool | None = None,
-) -> int:
+def count_matches(session: Session, user_id: int, **filters: Unpack[FeedFilters]) -> int:
     """How many messages ``list_matches`` would return over all its pages (same filters)."""
-    conditions = _feed_conditions(
-        session, user_id, concern_id=concern_id, keyword=keyword, site=site, since=since,
-        until=until, q=q, unread=unread, cursor=None,
-    )  # fmt: skip
+    conditions = _feed_conditions(session, user_id, None, **filters)
     return int(session.exec(select(func.count()).select_from(Match).where(and_(*conditions))).one())

@@ -154,7 +154,7 @@ def remove_channel(session: Session, user: User, channel_id: int) -> None:
     session.flush()
 
 
-def test_channel(settings: Settings, user: User, channel: PushChannel) -> DeliveryResult:
+def send_test_message(settings: Settings, user: User, channel: PushChannel) -> DeliveryResult:
     """Send a test message to the channel now (no outbox row)."""
     message = test_message(settings, APPRISE, language(user.language))
     sender = channels.apprise_channel(settings)

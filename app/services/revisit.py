@@ -1,4 +1,4 @@
-"""Revisit policies: when to visit a site again (ALGORITHMS.md §4, seed 001).
+"""Revisit policies: when to visit a site again (docs/algorithms.md §7, paper 001).
 
 Pure functions and small classes, no database. A policy looks at a site's history and the
 outcome of the visit that just ended and answers with a :class:`Decision` — the new ``T``,

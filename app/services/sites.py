@@ -22,12 +22,11 @@ from urllib.parse import urlsplit
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlmodel import Session, select
 
-from app.models import Concern, Site, utcnow
+from app.models import SCOPES, Concern, Site, utcnow
 from app.services.errors import Invalid
 
 logger = logging.getLogger(__name__)
 
-SCOPES = ("host", "domain", "any")
 _DEFAULT_PORTS = {"http": 80, "https": 443}
 
 

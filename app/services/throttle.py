@@ -43,6 +43,8 @@ logger = logging.getLogger(__name__)
 
 @dataclass(frozen=True)
 class Limit:
+    """A rate limit: attempts per window, optionally with back-off."""
+
     attempts: int
     window: timedelta
     message: str = N_("Too many attempts. Try again in %(minutes)s min.")
@@ -149,6 +151,8 @@ def limit_for(settings: Settings, name: str) -> Limit:
 
 @dataclass
 class State:
+    """One key's counter: attempts in the window and the next allowed time."""
+
     count: int
     window_ends: float  # epoch seconds
     next_at: float

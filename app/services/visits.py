@@ -25,17 +25,23 @@ from app.services.locks import holder
 
 
 class VisitState(StrEnum):
+    """What became of a request to visit a site now."""
+
     QUEUED = "queued"
     RUNNING = "running"
     REFUSED = "refused"
 
 
 class RefusedBecause(StrEnum):
+    """Why a visit request was refused."""
+
     PAUSED = "concern_paused"
 
 
 @dataclass(frozen=True, kw_only=True)
 class VisitRequest:
+    """The answer to a request to visit a site now."""
+
     concern: Concern
     state: VisitState
     since: datetime | None = None

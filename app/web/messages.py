@@ -54,6 +54,8 @@ _PLACES = {
 
 @dataclass
 class Place:
+    """Where on the page the terms were found, and that place's share of the score."""
+
     name: str
     terms: list[str] = field(default_factory=list)
     part: float | None = None
@@ -62,6 +64,8 @@ class Place:
 
 @dataclass
 class Why:
+    """Why a message was pushed, ready for the page."""
+
     keywords: list[str]
     places: list[Place]
     score: float
@@ -80,6 +84,8 @@ class Why:
 
 @dataclass
 class Item:
+    """One message of the feed as the page shows it."""
+
     id: int
     concern_id: int
     title: str
@@ -218,6 +224,8 @@ def _day(value: str | None, user: User, *, end: bool) -> datetime | None:
 
 @dataclass
 class Filters:
+    """The feed's search conditions, from the query string."""
+
     q: str = ""
     concern: int | None = None
     keyword: str = ""

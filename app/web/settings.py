@@ -384,7 +384,7 @@ async def test_push_channel(
         channel = push_channels.get_channel(db, user, channel_id)
     except NotFound as exc:
         raise PageNotFound from exc
-    result = await run_in_threadpool(push_channels.test_channel, get_settings(), user, channel)
+    result = await run_in_threadpool(push_channels.send_test_message, get_settings(), user, channel)
     if result.ok:
         flash(request, "Test message sent.", "success")
     else:

@@ -27,10 +27,10 @@ pytestmark = [pytest.mark.postgres, pytest.mark.redis, pytest.mark.slow, pytest.
 
 @pytest.fixture
 def pg(postgres_url: str) -> Iterator[Engine]:
-    from tests.conftest import _truncate_all
+    from tests.environment import truncate_all
 
     engine = create_engine(postgres_url)
-    _truncate_all(engine)
+    truncate_all(engine)
     yield engine
     engine.dispose()
 

@@ -12,17 +12,36 @@ from app.core.config import get_settings
 from app.models import User, utcnow
 from app.services import delivery
 from app.services.delivery_policy import due_digest
+from app.services.errors import NotFound
+from tests.factories import add_concern, make_matches, make_user
 from tests.push import fixtures
-from tests.push.factories import make_concern, make_matches, make_user
 from tests.push.fixtures import drain, rows, verify_signature
 from tests.push.servers import HttpReceiver, SmtpSink
 
 sink, hook, push_env = fixtures.sink, fixtures.hook, fixtures.push_env
 
 
+def test_pushes_due_together_are_one_email_and_the_others_point_at_it(
+    session: Session, push_env: SmtpSink
+) -> None:
+    user = make_user(session)
+    matches = make_matches(session, add_concern(session, user), 3)
+    assert delivery.enqueue_for_matches(session, matches) == 3
+    session.commit()
+    drain()
+    [msg] = push_env.messages
+    assert msg["Subject"] == "[及时推] 3 条新内容"
+    primary, *merged = sorted(rows(session), key=lambda r: r.id or 0)
+    assert sorted(primary.match_ids) == sorted(m.id for m in matches)
+    assert primary.merged_into_id is None
+    assert [r.merged_into_id for r in merged] == [primary.id, primary.id]
+    assert {r.status for r in rows(session)} == {"sent"}
+    assert {r.last_error for r in rows(session)} == {None}
+
+
 def test_instant_email_arrives_and_unsubscribe_works(session: Session, push_env: SmtpSink) -> None:
     user = make_user(session)
-    [match] = make_matches(session, make_concern(session, user), 1)
+    [match] = make_matches(session, add_concern(session, user), 1)
     assert delivery.enqueue_for_matches(session, [match]) == 1
     session.commit()
     assert drain() == 1
@@ -58,9 +77,9 @@ def test_enqueue_is_idempotent_and_follows_modes(session: Session, push_env: Smt
     instant = make_user(session, webhook_enabled=True, webhook_url="http://127.0.0.1:9/h")
     digest_only = make_user(session, push_mode="digest")
     overridden = make_user(session, push_mode="digest")
-    a = make_matches(session, make_concern(session, instant), 2)
-    b = make_matches(session, make_concern(session, digest_only), 2)
-    c = make_matches(session, make_concern(session, overridden, push_mode="instant"), 1)
+    a = make_matches(session, add_concern(session, instant), 2)
+    b = make_matches(session, add_concern(session, digest_only), 2)
+    c = make_matches(session, add_concern(session, overridden, push_mode="instant"), 1)
     assert delivery.enqueue_for_matches(session, a + b + c) == 5
     assert delivery.enqueue_for_matches(session, a + b + c) == 0
     session.commit()
@@ -76,8 +95,8 @@ def test_daily_digest_in_users_timezone(session: Session, push_env: SmtpSink) ->
     user = make_user(session, push_mode="digest", timezone="Asia/Shanghai", digest_time="08:00")
     quiet = make_user(session, push_mode="digest")
     empty_ok = make_user(session, push_mode="both", digest_when_empty=True, language="en")
-    concern = make_concern(session, user)
-    other = make_concern(session, user, seed_url="https://gov.example.cn/", keywords=["政策"])
+    concern = add_concern(session, user)
+    other = add_concern(session, user, seed_url="https://gov.example.cn/", keywords=["政策"])
     day, start, end = due_digest(user, now)
     fresh = make_matches(session, concern, 30, created_at=end - timedelta(hours=1))
     fresh += make_matches(session, other, 30, created_at=end - timedelta(hours=2))
@@ -111,7 +130,7 @@ def test_quiet_hours_hold_and_merge(session: Session, push_env: SmtpSink) -> Non
         quiet_start=(now - timedelta(hours=1)).strftime("%H:%M"),
         quiet_end=(now + timedelta(hours=1)).strftime("%H:%M"),
     )
-    matches = make_matches(session, make_concern(session, user), 3)
+    matches = make_matches(session, add_concern(session, user), 3)
     delivery.enqueue_for_matches(session, matches)
     session.commit()
     assert drain() == 0 and push_env.messages == []
@@ -129,7 +148,7 @@ def test_webhook_signed_retried_and_deduplicable(
     user = make_user(
         session, email_enabled=False, webhook_enabled=True, webhook_url=hook.url + "/in"
     )
-    [match] = make_matches(session, make_concern(session, user), 1)
+    [match] = make_matches(session, add_concern(session, user), 1)
     delivery.enqueue_for_matches(session, [match])
     session.commit()
     hook.statuses = [500]
@@ -156,7 +175,7 @@ def test_webhook_410_disables_and_tells_the_user(
     hook.default = 410
     user = make_user(session, webhook_enabled=True, webhook_url=hook.url, push_mode="instant")
     user.email_enabled = False
-    matches = make_matches(session, make_concern(session, user), 2)
+    matches = make_matches(session, add_concern(session, user), 2)
     delivery.enqueue_for_matches(session, matches)
     session.commit()
     drain()
@@ -167,7 +186,7 @@ def test_webhook_410_disables_and_tells_the_user(
     [notice] = push_env.messages
     assert notice["Subject"] == "[及时推] 您的 Webhook 已停用"
     calls = len(hook.requests)
-    later = make_matches(session, make_concern(session, user), 1)
+    later = make_matches(session, add_concern(session, user), 1)
     assert delivery.enqueue_for_matches(session, later) == 0
     session.commit()
     drain()
@@ -180,7 +199,7 @@ def test_private_webhook_target_is_refused_unless_allowlisted(
     monkeypatch.setenv("TIMELYPUSH_URL_ALLOWLIST", "")
     get_settings.cache_clear()
     user = make_user(session, email_enabled=False, webhook_enabled=True, webhook_url=hook.url)
-    delivery.enqueue_for_matches(session, make_matches(session, make_concern(session, user), 1))
+    delivery.enqueue_for_matches(session, make_matches(session, add_concern(session, user), 1))
     session.commit()
     drain()
     [row] = rows(session)
@@ -202,7 +221,7 @@ def test_sms_through_twilio_api(
     get_settings.cache_clear()
     hook.default, hook.body = 201, {"sid": "SM1"}
     user = make_user(session, email_enabled=False, sms_enabled=True, phone="+8613800000000")
-    delivery.enqueue_for_matches(session, make_matches(session, make_concern(session, user), 1))
+    delivery.enqueue_for_matches(session, make_matches(session, add_concern(session, user), 1))
     session.commit()
     assert drain() == 1
     [req] = hook.requests
@@ -219,12 +238,12 @@ def test_resend_makes_a_new_message_for_the_owner_only(
 ) -> None:
     user = make_user(session)
     stranger = make_user(session)
-    delivery.enqueue_for_matches(session, make_matches(session, make_concern(session, user), 1))
+    delivery.enqueue_for_matches(session, make_matches(session, add_concern(session, user), 1))
     session.commit()
     drain()
     [row] = rows(session)
     assert row.id is not None
-    with pytest.raises(LookupError):
+    with pytest.raises(NotFound):
         delivery.resend(session, stranger, row.id)
     copy = delivery.resend(session, user, row.id)
     again = delivery.resend(session, user, row.id)
@@ -241,8 +260,8 @@ def test_a_message_never_shows_another_users_match(session: Session, push_env: S
     from app.models import Delivery
 
     alice, bob = make_user(session, push_mode="digest"), make_user(session, push_mode="digest")
-    [theirs] = make_matches(session, make_concern(session, alice), 1)
-    [mine] = make_matches(session, make_concern(session, bob), 1)
+    [theirs] = make_matches(session, add_concern(session, alice), 1)
+    [mine] = make_matches(session, add_concern(session, bob), 1)
     assert bob.id is not None and mine.id is not None and theirs.id is not None
     for kind, ids in (("digest", [mine.id, theirs.id]), ("instant", [theirs.id])):
         session.add(
@@ -274,7 +293,7 @@ def test_nothing_is_pushed_to_an_unverified_address(session: Session, push_env: 
         phone_verified_at=None,
     )
     assert (
-        delivery.enqueue_for_matches(session, make_matches(session, make_concern(session, user), 1))
+        delivery.enqueue_for_matches(session, make_matches(session, add_concern(session, user), 1))
         == 0
     )
     session.commit()
@@ -286,7 +305,7 @@ def test_nothing_is_pushed_to_an_unverified_address(session: Session, push_env: 
     session.add(user)
     session.commit()
     assert (
-        delivery.enqueue_for_matches(session, make_matches(session, make_concern(session, user), 1))
+        delivery.enqueue_for_matches(session, make_matches(session, add_concern(session, user), 1))
         == 1
     )
     session.commit()
@@ -298,11 +317,11 @@ def test_a_queued_email_is_dropped_when_the_address_changes(
     session: Session, push_env: SmtpSink
 ) -> None:
     user = make_user(session)
-    delivery.enqueue_for_matches(session, make_matches(session, make_concern(session, user), 1))
+    delivery.enqueue_for_matches(session, make_matches(session, add_concern(session, user), 1))
     user.email, user.email_verified_at = "new-address@example.org", None
     session.add(user)
     session.commit()
     drain()
     assert push_env.messages == []
     [row] = rows(session)
-    assert row.status == "dead" or row.status == "failed" or row.sent_at is None
+    assert row.status in {"dead", "failed"} or row.sent_at is None

@@ -12,8 +12,8 @@ from typer.testing import CliRunner
 from app.cli import cli
 from app.core.config import get_settings
 from app.services.mailer import render_account_email, send_account_email
+from tests.factories import add_concern, make_matches, make_user
 from tests.push import fixtures
-from tests.push.factories import make_concern, make_matches, make_user
 from tests.push.servers import HttpReceiver, SmtpSink
 
 sink, hook, push_env = fixtures.sink, fixtures.hook, fixtures.push_env
@@ -71,7 +71,7 @@ def test_push_run_processes_the_outbox(session: Session, push_env: SmtpSink) -> 
     user = make_user(session)
     from app.services.delivery import enqueue_for_matches
 
-    enqueue_for_matches(session, make_matches(session, make_concern(session, user), 2))
+    enqueue_for_matches(session, make_matches(session, add_concern(session, user), 2))
     session.commit()
     result = CliRunner().invoke(cli, ["push", "run"])
     assert result.exit_code == 0, result.output

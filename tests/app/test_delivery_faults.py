@@ -14,8 +14,8 @@ from app.core.config import get_settings
 from app.models import Delivery, utcnow
 from app.services import channels, delivery
 from app.services.delivery_policy import MAX_ATTEMPTS
+from tests.factories import add_concern, make_matches, make_user
 from tests.push import fixtures
-from tests.push.factories import make_concern, make_matches, make_user
 from tests.push.fixtures import drain, rows
 from tests.push.servers import HttpReceiver, SmtpSink
 
@@ -37,8 +37,8 @@ def test_outage_retries_and_a_killed_worker_lose_nothing(
 ) -> None:
     a = make_user(session, webhook_enabled=True, webhook_url=hook.url)
     b = make_user(session)
-    matches = make_matches(session, make_concern(session, a), 4)
-    matches += make_matches(session, make_concern(session, b), 3)
+    matches = make_matches(session, add_concern(session, a), 4)
+    matches += make_matches(session, add_concern(session, b), 3)
     delivery.enqueue_for_matches(session, matches)
     session.commit()
     port = push_env.port
@@ -74,7 +74,7 @@ def test_crash_between_send_and_record_resends_with_same_ids(
     session: Session, push_env: SmtpSink, hook: HttpReceiver
 ) -> None:
     user = make_user(session, webhook_enabled=True, webhook_url=hook.url)
-    delivery.enqueue_for_matches(session, make_matches(session, make_concern(session, user), 1))
+    delivery.enqueue_for_matches(session, make_matches(session, add_concern(session, user), 1))
     session.commit()
     now = utcnow()
     claimed = delivery._claim(10, now)
@@ -97,9 +97,7 @@ def test_concurrent_workers_claim_disjoint_rows(session: Session, push_env: Smtp
         user = make_user(
             session, email_enabled=False, webhook_enabled=True, webhook_url="http://127.0.0.1:9/"
         )
-        delivery.enqueue_for_matches(
-            session, make_matches(session, make_concern(session, user), 10)
-        )
+        delivery.enqueue_for_matches(session, make_matches(session, add_concern(session, user), 10))
     session.commit()
     now = utcnow()
     start = threading.Barrier(3)
@@ -125,7 +123,7 @@ def test_too_many_failures_end_dead(
 ) -> None:
     hook.default = 500
     user = make_user(session, email_enabled=False, webhook_enabled=True, webhook_url=hook.url)
-    delivery.enqueue_for_matches(session, make_matches(session, make_concern(session, user), 1))
+    delivery.enqueue_for_matches(session, make_matches(session, add_concern(session, user), 1))
     session.execute(update(Delivery).values(attempts=MAX_ATTEMPTS - 1))  # type: ignore[call-overload]
     session.commit()
     assert drain() == 1

@@ -11,8 +11,8 @@ from sqlmodel import Session
 from app.models import utcnow
 from app.services import delivery
 from app.services.delivery_policy import due_digest
+from tests.factories import add_concern, make_matches, make_user
 from tests.push import fixtures
-from tests.push.factories import make_concern, make_matches, make_user
 from tests.push.fixtures import drain
 from tests.push.servers import SmtpSink
 
@@ -30,7 +30,7 @@ def test_digest_items_are_headlines_with_a_real_summary(
 ) -> None:
     now = utcnow().replace(microsecond=0)
     user = make_user(session, push_mode="digest", digest_time="08:00")
-    concern = make_concern(session, user)
+    concern = add_concern(session, user)
     _day, _start, end = due_digest(user, now)
     matches = make_matches(session, concern, len(STORIES), created_at=end - timedelta(hours=1))
     for match, (title, snippet) in zip(matches, STORIES, strict=True):
@@ -52,7 +52,7 @@ def test_digest_items_are_headlines_with_a_real_summary(
 
 def test_instant_mail_subject_drops_the_site_suffix(session: Session, push_env: SmtpSink) -> None:
     user = make_user(session)
-    [match] = make_matches(session, make_concern(session, user), 1)
+    [match] = make_matches(session, add_concern(session, user), 1)
     match.title = "Cup final tonight: both teams at full strength | Sports | Daily Site"
     match.snippet = match.title
     session.add(match)

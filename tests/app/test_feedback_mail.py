@@ -13,8 +13,8 @@ from sqlmodel import Session
 from app.models import Match, utcnow
 from app.services import delivery
 from app.services.delivery_policy import due_digest
+from tests.factories import add_concern, make_matches, make_user
 from tests.push import fixtures
-from tests.push.factories import make_concern, make_matches, make_user
 from tests.push.fixtures import drain
 from tests.push.servers import SmtpSink
 
@@ -61,7 +61,7 @@ def test_instant_email_link_records_not_relevant_after_confirming(
     session: Session, push_env: SmtpSink
 ) -> None:
     user = make_user(session)
-    [match] = make_matches(session, make_concern(session, user), 1)
+    [match] = make_matches(session, add_concern(session, user), 1)
     match.explanation = MODEL_EXPLANATION
     match.probability = 0.83
     assert delivery.enqueue_for_matches(session, [match]) == 1
@@ -102,7 +102,7 @@ def test_forged_or_stale_links_say_so_and_change_nothing(
     from app.services.feedback import feedback_url
 
     user = make_user(session, language="en")
-    [match] = make_matches(session, make_concern(session, user), 1)
+    [match] = make_matches(session, add_concern(session, user), 1)
     session.commit()
     good = feedback_url(get_settings(), match.id).removeprefix("http://testserver")  # type: ignore[arg-type]
     web = _web()
@@ -123,7 +123,7 @@ def test_forged_or_stale_links_say_so_and_change_nothing(
 def test_digest_items_carry_their_own_link(session: Session, push_env: SmtpSink) -> None:
     now = utcnow().replace(microsecond=0)
     user = make_user(session, push_mode="digest", language="en")
-    concern = make_concern(session, user)
+    concern = add_concern(session, user)
     _day, _start, end = due_digest(user, now)
     matches = make_matches(session, concern, 2, created_at=end - timedelta(hours=1))
     matches[0].explanation = MODEL_EXPLANATION

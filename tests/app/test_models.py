@@ -101,3 +101,18 @@ def test_naive_datetime_refused(session: Session) -> None:
     with pytest.raises(Exception, match="naive datetime"):
         session.commit()
     session.rollback()
+
+
+def test_the_app_offers_exactly_the_crawlers_choices() -> None:
+    """Strategy names, scorers, sensitivities and page kinds come from the crawler: a strategy
+    added there is offered here, and no value here is one the crawler does not know."""
+    from app import models
+    from crawler import HUB, ITEM, SENSITIVITY, CrawlConfig
+    from crawler.relevance import METHODS
+    from crawler.strategies import STRATEGIES as CRAWLER_STRATEGIES
+
+    assert sorted(models.STRATEGIES) == sorted(CRAWLER_STRATEGIES)
+    assert models.DEFAULT_STRATEGY == CrawlConfig().strategy == models.STRATEGIES[0]
+    assert set(models.SCORERS) == {"model", *METHODS}
+    assert set(models.SENSITIVITIES) == set(SENSITIVITY)
+    assert {str(kind) for kind in models.PageKind} == {ITEM, HUB}

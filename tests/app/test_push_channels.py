@@ -13,8 +13,8 @@ from app.models import PushChannel, PushChannelCreate, User, utcnow
 from app.services import delivery, push_channels
 from app.services.delivery_policy import due_digest
 from app.services.errors import Invalid
+from tests.factories import add_concern, make_matches, make_user
 from tests.push import fixtures
-from tests.push.factories import make_concern, make_matches, make_user
 from tests.push.fixtures import drain, rows
 from tests.push.servers import HttpReceiver, SmtpSink
 
@@ -64,7 +64,7 @@ def test_a_match_is_delivered_once_retried_on_5xx_and_recorded(
 ) -> None:
     user = make_user(session, email_enabled=False)
     channel = _add(session, user, _json_url(hook))
-    [match] = make_matches(session, make_concern(session, user), 1)
+    [match] = make_matches(session, add_concern(session, user), 1)
     hook.statuses = [502]
     assert delivery.enqueue_for_matches(session, [match]) == 1
     assert delivery.enqueue_for_matches(session, [match]) == 0
@@ -101,7 +101,7 @@ def test_digest_channel_gets_the_daily_digest_not_instant_pushes(
     now = utcnow()
     _, _, window_end = due_digest(user, now)
     matches = make_matches(
-        session, make_concern(session, user), 3, created_at=window_end - timedelta(minutes=5)
+        session, add_concern(session, user), 3, created_at=window_end - timedelta(minutes=5)
     )
     assert delivery.enqueue_for_matches(session, matches) == 0
     session.commit()
@@ -127,7 +127,7 @@ def test_removed_or_turned_off_channels_get_nothing(
     user = make_user(session, email_enabled=False)
     gone = _add(session, user, _json_url(hook))
     off = _add(session, user, _json_url(hook) + "2")
-    concern = make_concern(session, user)
+    concern = add_concern(session, user)
     delivery.enqueue_for_matches(session, make_matches(session, concern, 1))
     session.commit()
     assert gone.id is not None and off.id is not None
@@ -153,9 +153,9 @@ def test_removed_or_turned_off_channels_get_nothing(
 def test_test_button_sends_now(session: Session, push_env: SmtpSink, hook: HttpReceiver) -> None:
     user = make_user(session, language="en")
     channel = _add(session, user, _json_url(hook))
-    result = push_channels.test_channel(get_settings(), user, channel)
+    result = push_channels.send_test_message(get_settings(), user, channel)
     assert result.ok
     [req] = hook.requests
     assert req.json()["title"] == "[Timely Push] Test message"
     hook.default = 500
-    assert not push_channels.test_channel(get_settings(), user, channel).ok
+    assert not push_channels.send_test_message(get_settings(), user, channel).ok

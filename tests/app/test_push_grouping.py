@@ -13,8 +13,8 @@ from app.core.config import get_settings
 from app.models import Concern, User, utcnow
 from app.services import delivery
 from tests.app.loopback_site import NewsSite, make_concerns
+from tests.factories import add_concern, make_matches, make_user
 from tests.push import fixtures
-from tests.push.factories import make_concern, make_matches, make_user
 from tests.push.fixtures import drain, rows
 from tests.push.servers import HttpReceiver, SmtpSink
 
@@ -52,7 +52,7 @@ def test_a_burst_of_matches_is_one_email_and_one_sms(
         webhook_enabled=True,
         webhook_url=hook.url + "/hook",
     )
-    concern = make_concern(session, user)
+    concern = add_concern(session, user)
     start = utcnow()
     found = []
     for _ in range(22):  # one page after another, as a crawl stores them
@@ -87,7 +87,7 @@ def test_a_burst_of_matches_is_one_email_and_one_sms(
 
 def test_without_a_window_each_match_is_its_own_email(session: Session, push_env: SmtpSink) -> None:
     user = make_user(session)
-    concern = make_concern(session, user)
+    concern = add_concern(session, user)
     for _ in range(3):
         delivery.enqueue_for_matches(session, make_matches(session, concern, 1))
         session.commit()
@@ -150,7 +150,7 @@ def test_webhook_batches_on_request(
         webhook_url=hook.url + "/hook",
         webhook_batch=True,
     )
-    concern = make_concern(session, user)
+    concern = add_concern(session, user)
     found = []
     for _ in range(5):
         found += make_matches(session, concern, 1)

@@ -19,8 +19,8 @@ from app.core.config import get_settings
 from app.services import delivery
 from app.services.errors import Invalid
 from app.services.urlcheck import check_seed_url
+from tests.factories import add_concern, make_matches, make_user
 from tests.push import fixtures
-from tests.push.factories import make_concern, make_matches, make_user
 from tests.push.fixtures import drain, rows
 from tests.push.servers import HttpReceiver, SmtpSink
 
@@ -69,7 +69,7 @@ def test_webhook_delivery_never_reaches_the_rebound_address(
     good, evil = servers
     user = make_user(session, email_enabled=False, webhook_enabled=True, webhook_url=_url(good))
     session.commit()  # as a request does before the service call
-    delivery.enqueue_for_matches(session, make_matches(session, make_concern(session, user), 1))
+    delivery.enqueue_for_matches(session, make_matches(session, add_concern(session, user), 1))
     session.commit()
     drain()
     assert rebinding_dns, "the resolver was asked"

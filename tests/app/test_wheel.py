@@ -12,7 +12,7 @@ import pytest
 
 from app.core.config import ROOT
 from tests.app.procs import free_port, stop, wait_for
-from tests.conftest import unavailable
+from tests.environment import unavailable
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(400)]
 

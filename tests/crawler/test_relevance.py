@@ -1,4 +1,5 @@
-"""Page relevance: the keyword-position formula (§1.1) on worked examples, Fish, VSM."""
+"""Page relevance: the keyword-position formula (docs/algorithms.md §4.1) on worked examples,
+Fish, VSM."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Each link strategy on a hand-made graph whose right fetch order is known (ALGORITHMS.md §2).
+"""Each link strategy on a hand-made graph whose right fetch order is known (docs/algorithms.md §6).
 
 Page titles containing 足球 are relevant to the topic "足球"; the others are not. Every test
 asserts the order in which the engine fetched the pages (concurrency 1, so it is exact).

@@ -8,7 +8,7 @@ from push import clean_title, site_suffixes, summary
 
 
 @pytest.mark.parametrize(
-    "raw,shown",
+    ("raw", "shown"),
     [
         ("国足世预赛名单公布_体育_门户新闻", "国足世预赛名单公布"),
         ("Cup final tonight | Sports | Daily Site", "Cup final tonight"),

@@ -82,7 +82,7 @@ def test_channel(
     channel_id: ChannelId, user: CurrentUser, session: SessionDep, settings: SettingsDep
 ) -> ChannelTestResult:
     channel = push_channels.get_channel(session, user, channel_id)
-    result = push_channels.test_channel(settings, user, channel)
+    result = push_channels.send_test_message(settings, user, channel)
     return ChannelTestResult(ok=result.ok, error=None if result.ok else result.error)
 
 

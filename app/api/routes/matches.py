@@ -71,27 +71,27 @@ async def list_matches(
     # is read and serialised in one worker thread with its own short session, so the pooled
     # connection is taken and given back inside that thread
     def page() -> tuple[bytes, int | None]:
+        filters = matches.FeedFilters(
+            concern_id=concern_id,
+            keyword=keyword,
+            site=site,
+            since=since,
+            until=until,
+            q=q,
+            unread=unread,
+        )
         with Session(get_engine(), expire_on_commit=False) as session:
             items, next_cursor = matches.list_match_rows(
                 session,
                 user_id,
                 lang=matches.user_language(session, user_id),
-                concern_id=concern_id,
-                keyword=keyword,
-                site=site,
-                since=since,
-                until=until,
-                q=q,
-                unread=unread,
                 cursor=cursor,
                 limit=limit,
+                **filters,
             )
             total = None
             if with_total:  # every match of the filters, not only those after the cursor
-                total = matches.count_matches(
-                    session, user_id, concern_id=concern_id, keyword=keyword, site=site,
-                    since=since, until=until, q=q, unread=unread,
-                )  # fmt: skip
+                total = matches.count_matches(session, user_id, **filters)
         return _page_json(items, next_cursor), total
 
     body, total = await run_in_threadpool(page)

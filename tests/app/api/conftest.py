@@ -1,4 +1,4 @@
-"""API test client on the test database, with helpers to sign up users and add data."""
+"""API test client on the test database."""
 
 from __future__ import annotations
 
@@ -6,12 +6,6 @@ from collections.abc import Iterator
 
 import pytest
 from fastapi.testclient import TestClient
-
-from tests.app.services.conftest import (  # noqa: F401 (fixtures)
-    allow_test_hosts,
-    outbox,
-    slow_backoff,
-)
 
 
 @pytest.fixture
@@ -26,15 +20,3 @@ def client(settings_env: None, request: pytest.FixtureRequest) -> Iterator[TestC
     app.dependency_overrides[probe_urls] = lambda: False
     with TestClient(app) as test_client:
         yield test_client
-
-
-def signup(client: TestClient, email: str, password: str = "correct horse") -> dict[str, str]:
-    """Register and log in; the Authorization header of the new user."""
-    resp = client.post("/api/v1/auth/register", json={"email": email, "password": password})
-    assert resp.status_code == 201, resp.text
-    resp = client.post(
-        "/api/v1/auth/token",
-        data={"username": email, "password": password, "device_name": "test"},
-    )
-    assert resp.status_code == 200, resp.text
-    return {"Authorization": f"Bearer {resp.json()['access_token']}"}

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from fastapi.testclient import TestClient
 
-from tests.app.api.conftest import signup
+from tests.app.api.helpers import signup
 
 
 def test_api_export_and_delete(client: TestClient) -> None:

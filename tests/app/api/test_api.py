@@ -11,8 +11,8 @@ from sqlmodel import Session
 
 from app.core.db import get_engine
 from app.models import Concern, Delivery, Match, User
-from tests.app.api.conftest import signup
-from tests.app.services.factories import add_match, add_run
+from tests.app.api.helpers import signup
+from tests.factories import add_match, add_run
 
 
 def _error(resp: Any, status: int, code: str | None = None) -> dict[str, Any]:

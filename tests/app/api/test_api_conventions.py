@@ -8,8 +8,8 @@ from sqlmodel import Session
 
 from app.core.db import get_engine
 from app.models import Concern
-from tests.app.api.conftest import signup
-from tests.app.services.factories import add_match, add_run
+from tests.app.api.helpers import signup
+from tests.factories import add_match, add_run
 
 
 def test_token_endpoint_takes_json_as_well_as_the_oauth2_form(client: TestClient) -> None:

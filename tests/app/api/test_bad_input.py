@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
-from tests.app.api.conftest import signup
+from tests.app.api.helpers import signup
 
 # json.dumps keeps a lone surrogate as the escape \ud800, as a hostile client would send it
 SURROGATE = "\ud800"

@@ -8,7 +8,7 @@ import feedparser
 import pytest
 from fastapi.testclient import TestClient
 
-from tests.app.api.conftest import signup
+from tests.app.api.helpers import signup
 from tests.push.servers import HttpReceiver
 
 

@@ -14,8 +14,8 @@ from sqlmodel import Session
 from app.api.schemas import MatchPage
 from app.models import Concern, utcnow
 from app.services import matches
-from tests.app.api.conftest import signup
-from tests.app.services.factories import add_match
+from tests.app.api.helpers import signup
+from tests.factories import add_match
 
 
 def _feed(client: TestClient, auth: dict[str, str]) -> int:

@@ -10,8 +10,8 @@ from sqlmodel import Session
 
 from app.core.db import get_engine
 from app.models import Concern, Match
-from tests.app.api.conftest import signup
-from tests.app.services.factories import add_match
+from tests.app.api.helpers import signup
+from tests.factories import add_match
 
 
 def _error(resp: Any, status: int, code: str) -> dict[str, Any]:

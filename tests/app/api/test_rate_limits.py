@@ -13,8 +13,8 @@ from sqlmodel import Session
 from app.core.config import get_settings
 from app.core.db import get_engine
 from app.models import Concern, Delivery, User
-from tests.app.api.conftest import signup
-from tests.app.services.factories import add_match
+from tests.app.api.helpers import signup
+from tests.factories import add_match
 
 LIMITS = (
     "register_ip=2/1h,reset_email=1/1h,reset_ip=3/1h,verify_resend=1/1h,"

@@ -21,8 +21,8 @@ from schemathesis.checks import (
 )
 from sqlmodel import Session
 
-from tests.app.api.conftest import signup
-from tests.app.services.factories import add_match, add_run
+from tests.app.api.helpers import signup
+from tests.factories import add_match, add_run
 
 EXAMPLES = 15
 

@@ -12,7 +12,7 @@ from sqlmodel import Session, select
 
 from app.core.db import get_engine
 from app.models import ApiToken, utcnow
-from tests.app.api.conftest import signup
+from tests.app.api.helpers import signup
 
 
 def _tokens(client: TestClient, auth: dict[str, str]) -> list[dict]:

@@ -26,7 +26,7 @@ FIXTURE_CORPUS = Path(__file__).resolve().parents[2] / "fixtures" / "corpus"
 @pytest.fixture(scope="module")
 def small_corpus(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A slice of the real corpora in ../shared/data, else the suite's own small corpus."""
-    from tests.conftest import CI, SHARED_DATA
+    from tests.environment import CI, SHARED_DATA
 
     if (SHARED_DATA / "corpus").is_dir():
         return slice_corpus(SHARED_DATA, tmp_path_factory.mktemp("corpus"))

@@ -26,8 +26,7 @@ from app.models import (
 from app.models import Concern as ConcernRow
 from app.services import account_data, accounts, concerns
 from app.services.errors import Unauthorized
-from tests.app.services.conftest import make_user
-from tests.app.services.factories import add_match
+from tests.factories import PASSWORD, add_match, make_account
 
 OWNED = (
     (Delivery, Delivery.user_id),
@@ -74,8 +73,8 @@ def _everything(session: Session, user: User, seed: str) -> None:
 def test_export_then_delete_removes_every_row_of_the_user(
     session: Session, allow_test_hosts: None
 ) -> None:
-    alice = make_user(session)
-    bob = make_user(session, "bob@example.com")
+    alice = make_account(session)
+    bob = make_account(session, "bob@example.com")
     _everything(session, alice, "news.example.com")
     _everything(session, bob, "news.example.com")  # the same, shared site
     assert alice.id is not None and bob.id is not None
@@ -92,7 +91,7 @@ def test_export_then_delete_removes_every_row_of_the_user(
     assert _rows(session, alice.id)["User"] == 1
 
     bob_before = _rows(session, bob.id)
-    account_data.delete_account(session, alice, password="correct horse", ip="10.0.0.1")
+    account_data.delete_account(session, alice, password=PASSWORD, ip="10.0.0.1")
     session.expire_all()
     assert set(_rows(session, alice.id).values()) == {0}
     assert _rows(session, bob.id) == bob_before
@@ -100,7 +99,7 @@ def test_export_then_delete_removes_every_row_of_the_user(
 
 
 def test_cli_lists_and_disables_users(session: Session) -> None:
-    alice = make_user(session)
+    alice = make_account(session)
     accounts.issue_token(session, alice, name="phone")
     listed = CliRunner().invoke(cli, ["user", "list"])
     assert listed.exit_code == 0 and "alice@example.com" in listed.output
@@ -109,14 +108,12 @@ def test_cli_lists_and_disables_users(session: Session) -> None:
     assert "DISABLED" in CliRunner().invoke(cli, ["user", "list"]).output
     session.expire_all()
     with pytest.raises(Unauthorized):
-        accounts.authenticate(
-            session, email="alice@example.com", password="correct horse", ip="10.0.0.2"
-        )
+        accounts.authenticate(session, email="alice@example.com", password=PASSWORD, ip="10.0.0.2")
     session.expire_all()
     assert all(t.revoked_at for t in session.exec(select(ApiToken)))
     assert CliRunner().invoke(cli, ["user", "enable", "alice@example.com"]).exit_code == 0
     assert accounts.authenticate(
-        session, email="alice@example.com", password="correct horse", ip="10.0.0.3"
+        session, email="alice@example.com", password=PASSWORD, ip="10.0.0.3"
     )
     assert CliRunner().invoke(cli, ["user", "disable", "nobody@example.com"]).exit_code == 1
     get_settings.cache_clear()

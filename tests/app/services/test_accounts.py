@@ -12,7 +12,7 @@ from app.core.config import get_settings
 from app.models import ApiToken, ProfileUpdate, utcnow
 from app.services import accounts
 from app.services.errors import Conflict, Invalid, NotFound, Throttled, Unauthorized
-from tests.app.services.conftest import make_user
+from tests.factories import PASSWORD, make_account
 
 
 def test_register_normalises_email_and_refuses_duplicates(session: Session) -> None:
@@ -29,10 +29,10 @@ def test_register_normalises_email_and_refuses_duplicates(session: Session) -> N
 
 
 def test_login_succeeds_and_fails_without_saying_which_part_was_wrong(session: Session) -> None:
-    make_user(session)
+    make_account(session)
     assert (
         accounts.authenticate(
-            session, email="ALICE@example.com", password="correct horse", ip="10.0.0.1"
+            session, email="ALICE@example.com", password=PASSWORD, ip="10.0.0.1"
         ).email
         == "alice@example.com"
     )
@@ -48,16 +48,14 @@ def test_account_wide_ceiling_holds_across_ips(
 ) -> None:
     monkeypatch.setenv("TIMELYPUSH_RATE_LIMITS", "login_account=3/1h")
     get_settings.cache_clear()
-    make_user(session)
+    make_account(session)
     for i in range(4):  # 3 free, 1 let through by the back-off
         with pytest.raises(Unauthorized):
             accounts.authenticate(
                 session, email="alice@example.com", password="bad", ip=f"10.0.0.{i}"
             )
     with pytest.raises(Throttled) as exc:
-        accounts.authenticate(
-            session, email="alice@example.com", password="correct horse", ip="10.9.9.9"
-        )
+        accounts.authenticate(session, email="alice@example.com", password=PASSWORD, ip="10.9.9.9")
     assert 0 < exc.value.retry_after <= 5 * 60  # a back-off, never a long lock
 
 
@@ -67,28 +65,24 @@ def test_login_is_throttled_per_ip_across_accounts(session: Session, slow_backof
     for i in range(DEFAULTS["login_ip"].attempts + 1):
         with pytest.raises(Unauthorized):
             accounts.authenticate(session, email=f"u{i}@example.com", password="x", ip="1.2.3.4")
-    make_user(session, "fresh@example.com")
+    make_account(session, "fresh@example.com")
     with pytest.raises(Throttled):
-        accounts.authenticate(
-            session, email="fresh@example.com", password="correct horse", ip="1.2.3.4"
-        )
+        accounts.authenticate(session, email="fresh@example.com", password=PASSWORD, ip="1.2.3.4")
     # another address is not affected
     assert accounts.authenticate(
-        session, email="fresh@example.com", password="correct horse", ip="5.6.7.8"
+        session, email="fresh@example.com", password=PASSWORD, ip="5.6.7.8"
     )
 
 
 def test_successful_login_clears_account_failures(session: Session, slow_backoff: None) -> None:
     from app.services.throttle import DEFAULTS
 
-    make_user(session)
+    make_account(session)
     free = DEFAULTS["login"].attempts
     for _ in range(free - 1):
         with pytest.raises(Unauthorized):
             accounts.authenticate(session, email="alice@example.com", password="bad", ip="9.9.9.9")
-    accounts.authenticate(
-        session, email="alice@example.com", password="correct horse", ip="9.9.9.9"
-    )
+    accounts.authenticate(session, email="alice@example.com", password=PASSWORD, ip="9.9.9.9")
     for _ in range(free):
         with pytest.raises(Unauthorized):
             accounts.authenticate(session, email="alice@example.com", password="bad", ip="9.9.9.9")
@@ -103,7 +97,7 @@ def _token_from(text: str) -> str:
 
 
 def test_email_verification_link(session: Session, outbox: list) -> None:
-    user = make_user(session)
+    user = make_account(session)
     settings = get_settings()
     accounts.send_verification_email(settings, user)
     assert outbox[0]["to"] == "alice@example.com"
@@ -114,7 +108,7 @@ def test_email_verification_link(session: Session, outbox: list) -> None:
 
 
 def test_password_reset_link_is_single_use(session: Session, outbox: list) -> None:
-    make_user(session)
+    make_account(session)
     settings = get_settings()
     accounts.request_password_reset(session, settings, email="nobody@example.com")
     assert outbox == []  # no account: silent, nothing sent
@@ -143,7 +137,7 @@ def _verify_phone(session: Session, user: object) -> None:
 
 
 def test_sms_reset_goes_only_to_a_verified_phone(session: Session, outbox: list) -> None:
-    user = make_user(session)
+    user = make_account(session)
     accounts.update_profile(session, user, ProfileUpdate(phone="+8613800138000"))
     accounts.request_sms_reset(session, get_settings(), email="alice@example.com")
     assert outbox == []  # the number was never confirmed
@@ -156,7 +150,7 @@ def test_sms_reset_goes_only_to_a_verified_phone(session: Session, outbox: list)
 
 
 def test_sms_reset_code_is_hashed_limited_and_single_use(session: Session, outbox: list) -> None:
-    user = make_user(session)
+    user = make_account(session)
     accounts.update_profile(session, user, ProfileUpdate(phone="+86 138 0013 8000"))
     _verify_phone(session, user)
     settings = get_settings()
@@ -184,7 +178,7 @@ def test_sms_reset_code_is_hashed_limited_and_single_use(session: Session, outbo
 
 
 def test_sms_code_stops_after_too_many_wrong_attempts(session: Session, outbox: list) -> None:
-    user = make_user(session)
+    user = make_account(session)
     accounts.update_profile(session, user, ProfileUpdate(phone="+8613800138000"))
     _verify_phone(session, user)
     settings = get_settings()
@@ -203,7 +197,7 @@ def test_sms_code_stops_after_too_many_wrong_attempts(session: Session, outbox: 
 
 
 def test_profile_validation(session: Session, allow_test_hosts: None) -> None:
-    user = make_user(session)
+    user = make_account(session)
     updated = accounts.update_profile(
         session,
         user,
@@ -236,8 +230,8 @@ def test_profile_validation(session: Session, allow_test_hosts: None) -> None:
 
 
 def test_changing_email_requires_verification_again(session: Session) -> None:
-    user = make_user(session)
-    make_user(session, "bob@example.com")
+    user = make_account(session)
+    make_account(session, "bob@example.com")
     user.email_verified_at = utcnow()
     with pytest.raises(Conflict):
         accounts.update_profile(session, user, ProfileUpdate(email="BOB@example.com"))
@@ -248,29 +242,27 @@ def test_changing_email_requires_verification_again(session: Session) -> None:
 
 
 def test_webhook_secret_rotates(session: Session) -> None:
-    user = make_user(session)
+    user = make_account(session)
     first = accounts.rotate_webhook_secret(session, user)
     second = accounts.rotate_webhook_secret(session, user)
     assert first != second and user.webhook_secret == second
 
 
 def test_change_password(session: Session) -> None:
-    user = make_user(session)
+    user = make_account(session)
     with pytest.raises(Unauthorized):
         accounts.change_password(
             session, user, current_password="wrong pass", new_password="new password"
         )
-    accounts.change_password(
-        session, user, current_password="correct horse", new_password="new password"
-    )
+    accounts.change_password(session, user, current_password=PASSWORD, new_password="new password")
     assert accounts.authenticate(
         session, email="alice@example.com", password="new password", ip=None
     )
 
 
 def test_api_tokens_are_hashed_listable_and_revocable(session: Session) -> None:
-    alice = make_user(session)
-    bob = make_user(session, "bob@example.com")
+    alice = make_account(session)
+    bob = make_account(session, "bob@example.com")
     plaintext, row = accounts.issue_token(session, alice, name="Pixel 8")
     assert plaintext not in row.token_hash
     assert accounts.user_for_token(session, plaintext).id == alice.id  # type: ignore[union-attr]
@@ -289,7 +281,7 @@ def test_api_tokens_are_hashed_listable_and_revocable(session: Session) -> None:
 
 
 def test_expired_token_is_refused(session: Session) -> None:
-    alice = make_user(session)
+    alice = make_account(session)
     plaintext, row = accounts.issue_token(session, alice, name="old")
     row.expires_at = utcnow() - timedelta(seconds=1)
     session.add(row)

@@ -12,7 +12,7 @@ from sqlmodel import Session, select
 from app.models import ConcernCreate, ConcernUpdate, Site
 from app.services import concerns, sites, visits
 from app.services.errors import Invalid, NotFound
-from tests.app.services.conftest import make_user
+from tests.factories import make_account
 
 
 def test_keywords_split_on_chinese_and_western_punctuation() -> None:
@@ -72,8 +72,8 @@ def _create(session: Session, user, seed: str = "news.example.com/tech", **kw): 
 def test_create_adds_scheme_shares_site_and_schedules(
     session: Session, allow_test_hosts: None
 ) -> None:
-    alice = make_user(session)
-    bob = make_user(session, "bob@example.com")
+    alice = make_account(session)
+    bob = make_account(session, "bob@example.com")
     a = _create(session, alice)
     b = _create(session, bob, "https://news.example.com/tech", keywords="半导体")
     assert a.seed_url == "https://news.example.com/tech"
@@ -91,7 +91,7 @@ def test_create_adds_scheme_shares_site_and_schedules(
 def test_attach_site_is_idempotent_for_the_same_scope_key(
     session: Session, allow_test_hosts: None
 ) -> None:
-    alice = make_user(session)
+    alice = make_account(session)
     c = _create(session, alice)
     again = sites.attach_site(session, c)
     session.commit()
@@ -100,7 +100,7 @@ def test_attach_site_is_idempotent_for_the_same_scope_key(
 
 
 def test_private_and_bad_urls_are_refused(session: Session, settings_env: None) -> None:
-    alice = make_user(session)
+    alice = make_account(session)
     for seed, code in [
         ("http://127.0.0.1/", "blocked_url"),
         ("http://10.1.2.3/admin", "blocked_url"),
@@ -114,8 +114,8 @@ def test_private_and_bad_urls_are_refused(session: Session, settings_env: None) 
 
 
 def test_other_users_concerns_are_not_found(session: Session, allow_test_hosts: None) -> None:
-    alice = make_user(session)
-    bob = make_user(session, "bob@example.com")
+    alice = make_account(session)
+    bob = make_account(session, "bob@example.com")
     c = _create(session, alice)
     assert c.id is not None
     for call in (
@@ -132,7 +132,7 @@ def test_other_users_concerns_are_not_found(session: Session, allow_test_hosts: 
 
 
 def test_update_pause_resume_delete(session: Session, allow_test_hosts: None) -> None:
-    alice = make_user(session)
+    alice = make_account(session)
     c = _create(session, alice)
     assert c.id is not None
     old_site = c.site_id
@@ -192,7 +192,7 @@ def loopback() -> Iterator[str]:
 
 
 def test_reachability_probe(session: Session, allow_test_hosts: None, loopback: str) -> None:
-    alice = make_user(session)
+    alice = make_account(session)
     for path in ("/ok", "/nohead", "/moved"):
         data = ConcernCreate(seed_url=loopback + path, keywords="x")
         assert concerns.create_concern(session, alice, data).seed_url == loopback + path
@@ -214,7 +214,7 @@ def test_probe_reports_a_refused_connection(session: Session, allow_test_hosts: 
     sock.bind(("127.0.0.1", 0))
     port = sock.getsockname()[1]
     sock.close()  # nothing listens there now
-    alice = make_user(session)
+    alice = make_account(session)
     with pytest.raises(Invalid, match="Could not connect"):
         concerns.create_concern(
             session, alice, ConcernCreate(seed_url=f"http://127.0.0.1:{port}/", keywords="x")
@@ -231,7 +231,7 @@ def test_the_concern_limit_holds_under_parallel_requests(
     from app.models import Concern
 
     monkeypatch.setattr(concerns, "MAX_CONCERNS_PER_USER", 3)
-    user = make_user(session)
+    user = make_account(session)
 
     def create(i: int) -> str:
         with Session(engine, expire_on_commit=False) as s:  # type: ignore[call-overload]

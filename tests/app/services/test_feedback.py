@@ -13,14 +13,13 @@ from app.models import Concern, ConcernCreate, Match, Page, utcnow
 from app.services import concerns, feedback
 from app.services.errors import NotFound
 from crawler.judgment import Example
-from tests.app.services.conftest import make_user
-from tests.app.services.factories import add_match
+from tests.factories import add_match, make_account
 
 
 @pytest.fixture
 def two_users(session: Session, allow_test_hosts: None):  # type: ignore[no-untyped-def]
-    alice = make_user(session)
-    bob = make_user(session, "bob@example.com")
+    alice = make_account(session)
+    bob = make_account(session, "bob@example.com")
     ca = concerns.create_concern(
         session, alice, ConcernCreate(seed_url="news.example.com", keywords="足球"), probe=False
     )

@@ -10,14 +10,13 @@ from sqlmodel import Session
 from app.models import ConcernCreate, utcnow
 from app.services import concerns, matches, runs
 from app.services.errors import Invalid, NotFound
-from tests.app.services.conftest import make_user
-from tests.app.services.factories import add_match, add_run
+from tests.factories import add_match, add_run, make_account
 
 
 @pytest.fixture
 def two_users(session: Session, allow_test_hosts: None):  # type: ignore[no-untyped-def]
-    alice = make_user(session)
-    bob = make_user(session, "bob@example.com")
+    alice = make_account(session)
+    bob = make_account(session, "bob@example.com")
     ca = concerns.create_concern(
         session, alice, ConcernCreate(seed_url="news.example.com", keywords="芯片,AI"), probe=False
     )
@@ -115,7 +114,7 @@ def test_bulk_touches_only_own_matches(session: Session, two_users) -> None:  # 
 def test_runs_of_the_concern_site_and_harvest_series(
     session: Session, allow_test_hosts: None
 ) -> None:  # type: ignore[no-untyped-def]
-    alice = make_user(session)
+    alice = make_account(session)
     ca = concerns.create_concern(
         session, alice, ConcernCreate(seed_url="solo.example.com", keywords="AI"), probe=False
     )

@@ -16,7 +16,7 @@ from sqlmodel import Session
 from app.core.config import get_settings
 from app.services import accounts, throttle
 from app.services.errors import Throttled, Unauthorized
-from tests.app.services.conftest import make_user
+from tests.factories import PASSWORD, make_account
 
 ATTACKER, OWNER = "203.0.113.66", "198.51.100.7"
 
@@ -46,7 +46,7 @@ def _try_login(engine: Engine, password: str, ip: str) -> str:
 def test_parallel_wrong_passwords_are_each_counted(
     store: str, engine: Engine, session: Session, slow_backoff: None
 ) -> None:
-    make_user(session)
+    make_account(session)
     free = throttle.DEFAULTS["login"].attempts
     with ThreadPoolExecutor(max_workers=30) as pool:
         outcomes = list(pool.map(lambda _: _try_login(engine, "wrong", ATTACKER), range(30)))
@@ -60,10 +60,10 @@ def test_parallel_wrong_passwords_are_each_counted(
 def test_owner_logs_in_during_an_attack_from_another_ip(
     store: str, engine: Engine, session: Session, slow_backoff: None
 ) -> None:
-    make_user(session)
+    make_account(session)
     outcomes = [_try_login(engine, f"guess {i}", ATTACKER) for i in range(60)]
     assert outcomes.count("wrong") <= throttle.DEFAULTS["login"].attempts + 1
-    assert _try_login(engine, "correct horse", OWNER) == "ok"
+    assert _try_login(engine, PASSWORD, OWNER) == "ok"
 
 
 def test_back_off_doubles_instead_of_locking() -> None:
@@ -114,7 +114,7 @@ def test_overrides_are_parsed_and_checked() -> None:
 def test_current_password_checks_are_throttled(
     store: str, engine: Engine, session: Session, slow_backoff: None
 ) -> None:
-    user = make_user(session)
+    user = make_account(session)
     results = []
     for _ in range(10):
         try:

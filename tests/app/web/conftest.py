@@ -1,9 +1,8 @@
 """Web page fixtures: the real app on a migrated test database, logged-in clients, a loopback
-site for concern seeds, and helpers that read CSRF tokens out of pages like a browser does."""
+site for concern seeds (the form helpers are in ``forms.py``)."""
 
 from __future__ import annotations
 
-import re
 import threading
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -13,7 +12,8 @@ import pytest
 from fastapi.testclient import TestClient
 from sqlmodel import Session
 
-CSRF_RE = re.compile(r'name="csrf_token" value="([^"]+)"')
+from tests.app.web.forms import log_in, new_client
+from tests.factories import make_account
 
 
 class _Site(BaseHTTPRequestHandler):
@@ -67,10 +67,6 @@ def app(web_env: None) -> Any:
     return create_app()
 
 
-def new_client(app: Any, **kw: Any) -> TestClient:
-    return TestClient(app, base_url="http://testserver", follow_redirects=False, **kw)
-
-
 @pytest.fixture
 def client(app: Any) -> TestClient:
     """An anonymous browser (no lifespan: the scheduler stays off)."""
@@ -85,46 +81,14 @@ def db(web_env: None) -> Iterator[Session]:
         yield s
 
 
-def csrf_of(client: TestClient, path: str = "/login") -> str:
-    page = client.get(path)
-    match = CSRF_RE.search(page.text)
-    assert match, f"no CSRF token on {path}"
-    return match.group(1)
-
-
-def post(
-    client: TestClient, path: str, data: dict[str, Any] | None = None, *, page: str = "/login"
-) -> Any:
-    """Submit a form the way the browser would: with the token of a page just loaded."""
-    token = csrf_of(client, page)
-    return client.post(path, data={"csrf_token": token, **(data or {})})
-
-
-def make_user(db: Session, email: str, password: str = "password123", **fields: Any) -> Any:
-    from app.services import accounts
-
-    user = accounts.register_user(db, email=email, password=password)
-    for key, value in fields.items():
-        setattr(user, key, value)
-    db.add(user)
-    db.commit()
-    db.refresh(user)
-    return user
-
-
-def log_in(client: TestClient, email: str, password: str = "password123") -> None:
-    response = post(client, "/login", {"email": email, "password": password})
-    assert response.status_code == 303, response.text
-
-
 @pytest.fixture
 def alice(db: Session) -> Any:
-    return make_user(db, "alice@example.com")
+    return make_account(db, "alice@example.com")
 
 
 @pytest.fixture
 def bob(db: Session) -> Any:
-    return make_user(db, "bob@example.com")
+    return make_account(db, "bob@example.com")
 
 
 @pytest.fixture

@@ -6,7 +6,8 @@ import re
 
 import pytest
 
-from tests.app.web.conftest import csrf_of, log_in, make_user, new_client, post
+from tests.app.web.forms import csrf_of, log_in, new_client, post
+from tests.factories import make_account
 
 
 def test_start_page_sends_visitors_to_login(client):
@@ -252,7 +253,7 @@ def test_sms_reset_is_offered_only_when_configured(client, monkeypatch, db):
 
 
 def test_sms_code_reset_rejects_a_wrong_code(client, db):
-    make_user(db, "phone@example.com", phone="+8613800138000")
+    make_account(db, "phone@example.com", phone="+8613800138000")
     response = post(
         client,
         "/reset-password/sms",

@@ -12,8 +12,8 @@ import pytest
 from sqlmodel import select
 
 from app.models import Concern, PushChannel
-from tests.app.services.factories import add_match
-from tests.app.web.conftest import post
+from tests.app.web.forms import post
+from tests.factories import add_match
 from tests.push.servers import HttpReceiver
 
 

@@ -7,8 +7,8 @@ import re
 import pytest
 
 from app.models import Concern, Site
-from tests.app.web.conftest import post
-from tests.app.web.factories import make_concern
+from tests.app.web.forms import post
+from tests.factories import make_concern
 
 
 def test_empty_list_invites_to_add(alice_client):
@@ -203,7 +203,7 @@ def test_check_now_says_what_happens(alice_client, db, alice):
 
 
 @pytest.mark.parametrize(
-    "method,path",
+    ("method", "path"),
     [
         ("get", "/concerns/{id}/edit"),
         ("post", "/concerns/{id}/edit"),
@@ -254,7 +254,7 @@ def test_check_now_is_rate_limited_with_a_page_in_the_users_language(
 def test_check_now_on_an_unchanged_site_says_so(alice_client, db, alice):
     """After "立即检查" the visit finds the feed unchanged: the list says the site has not
     changed since last time and when the next visit is, instead of nothing at all."""
-    from tests.app.web.factories import make_run
+    from tests.factories import make_run
 
     concern = make_concern(db, alice)
     assert post(alice_client, f"/concerns/{concern.id}/check", page="/concerns").status_code == 303

@@ -9,8 +9,8 @@ import pytest
 from sqlmodel import select
 
 from app.models import Concern, Match
-from tests.app.web.conftest import post
-from tests.app.web.factories import make_concern, make_match
+from tests.app.web.forms import post
+from tests.factories import make_concern, make_match
 
 MODEL = {
     "method": "model",
@@ -120,7 +120,7 @@ def test_the_model_explains_itself(alice_client, db, msg):
 
 
 def test_the_model_explains_itself_in_english(app, db, alice, msg):
-    from tests.app.web.conftest import log_in, new_client
+    from tests.app.web.forms import log_in, new_client
 
     alice.language = "en"
     db.add(alice)

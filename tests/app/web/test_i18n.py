@@ -25,7 +25,7 @@ def test_dynamic_keys_are_translated():
 
 
 @pytest.mark.parametrize(
-    "header,lang",
+    ("header", "lang"),
     [
         (None, "zh"),
         ("", "zh"),

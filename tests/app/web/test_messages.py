@@ -9,8 +9,8 @@ import pytest
 from sqlmodel import select
 
 from app.models import Match
-from tests.app.web.conftest import post
-from tests.app.web.factories import make_concern, make_match
+from tests.app.web.forms import post
+from tests.factories import make_concern, make_match
 
 
 def _ids(html: str) -> list[int]:
@@ -82,7 +82,7 @@ def test_opening_a_message_marks_it_read(alice_client, db, feed):
 
 
 @pytest.mark.parametrize(
-    "query,expected",
+    ("query", "expected"),
     [
         ("concern={football}", ["new", "old"]),
         ("keyword=网球", ["other"]),
@@ -165,7 +165,7 @@ def test_paging_walks_the_whole_feed_once(alice_client, db, alice):
 
 
 @pytest.mark.parametrize(
-    "method,path",
+    ("method", "path"),
     [
         ("get", "/messages/{id}"),
         ("post", "/messages/{id}/read"),

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import re
 
-from tests.app.web.factories import make_concern, make_match, make_run
+from tests.factories import make_concern, make_match, make_run
 
 
 def test_report_without_runs(alice_client, db, alice):

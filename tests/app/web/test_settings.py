@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from tests.app.web.conftest import post
+from tests.app.web.forms import post
 
 
 def test_settings_page(alice_client, alice):
@@ -149,7 +149,7 @@ def test_api_tokens_listed_and_revoked(alice_client, bob_client, db, alice, bob)
 
 
 def test_change_password_keeps_this_browser_and_logs_out_others(app, alice_client, db, alice):
-    from tests.app.web.conftest import log_in, new_client
+    from tests.app.web.forms import log_in, new_client
 
     other = new_client(app)
     log_in(other, alice.email)

@@ -10,7 +10,8 @@ from sqlmodel import Session
 from app.core.config import get_settings
 from app.models import User
 from app.services.delivery_compose import unsubscribe_url
-from tests.app.web.conftest import make_user, new_client
+from tests.app.web.forms import new_client
+from tests.factories import make_account
 
 
 def _path(user: User) -> str:
@@ -28,7 +29,7 @@ def _email_enabled(db: Session, user: User) -> bool:
 def test_link_from_the_mail_asks_then_unsubscribes_then_offers_resubscribe(
     app: Any, db: Session
 ) -> None:
-    user = make_user(db, "lin@example.com", language="zh")
+    user = make_account(db, "lin@example.com", language="zh")
     client = new_client(app)  # a stranger's browser: no session
     path = _path(user)
 
@@ -54,7 +55,7 @@ def test_link_from_the_mail_asks_then_unsubscribes_then_offers_resubscribe(
 
 def test_one_click_post_from_a_mail_client(app: Any, db: Session) -> None:
     """RFC 8058: the client POSTs ``List-Unsubscribe=One-Click`` with no cookie, no token."""
-    user = make_user(db, "sam@example.com", language="en")
+    user = make_account(db, "sam@example.com", language="en")
     client = new_client(app)
     response = client.post(
         _path(user),
@@ -67,7 +68,7 @@ def test_one_click_post_from_a_mail_client(app: Any, db: Session) -> None:
 
 
 def test_a_forged_link_changes_nothing(app: Any, db: Session) -> None:
-    user = make_user(db, "kim@example.com")
+    user = make_account(db, "kim@example.com")
     client = new_client(app, headers={"Accept-Language": "en"})
     forged = _path(user)[:-3] + "xyz"
     assert client.get(forged).status_code == 400

@@ -1,4 +1,5 @@
-"""Service-test helpers: users, an allowlisted test domain, captured account emails."""
+"""Fixtures shared by the app's tests: an allowlisted test domain, captured account emails and
+SMS, slow login back-off."""
 
 from __future__ import annotations
 
@@ -6,7 +7,6 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from sqlmodel import Session
 
 
 @pytest.fixture
@@ -49,12 +49,6 @@ def outbox(monkeypatch: pytest.MonkeyPatch) -> list[dict[str, Any]]:
     monkeypatch.setattr(accounts, "_send_email", fake_email)
     monkeypatch.setattr(accounts, "_send_sms", fake_sms)
     return sent
-
-
-def make_user(session: Session, email: str = "alice@example.com", password: str = "correct horse"):  # type: ignore[no-untyped-def]
-    from app.services.accounts import register_user
-
-    return register_user(session, email=email, password=password)
 
 
 @pytest.fixture
