@@ -146,7 +146,7 @@ class Steering(_Base):
         self._since_rescore = 0
         self._model_mark: object = None
         self.hosts: set[str] = set()
-        """Hosts of the links seen (for the fair share)."""
+        """The seeds' hosts, which share the budget fairly."""
 
     # -- wiring ---------------------------------------------------------------------------
     def attach(self, judge: Judge | None) -> None:
@@ -241,16 +241,21 @@ class Steering(_Base):
         return round((k * item + (1.0 - k) * hub) * self._fair(keys[0]), 6)
 
     def _fair(self, host: str) -> float:
-        """A nudge towards hosts that had less than an equal share of the fetches so far, so
-        that on a shared frontier links of equal value alternate between hosts."""
-        if len(self.hosts) < 2 or not self.total.fetched:
+        """A nudge towards the seed hosts that had less than an equal share of the seed hosts'
+        fetches so far, so that on a shared frontier their links of equal value alternate
+        (hosts reached only through links compete on value alone)."""
+        if len(self.hosts) < 2 or host not in self.hosts:
             return 1.0
-        stat = self.stats.get(host)
-        share = (stat.fetched if stat is not None else 0.0) / self.total.fetched
+        counts = {h: (self.stats[h].fetched if h in self.stats else 0.0) for h in self.hosts}
+        total = sum(counts.values())
+        if not total:
+            return 1.0
+        share = counts[host] / total
         return 1.0 - float(self.params["fair"]) * (share - 1.0 / len(self.hosts))
 
     # -- the protocol ---------------------------------------------------------------------
     def seed(self, url: str) -> ScoredLink:
+        self.hosts.add(self._keys(url)[0])
         return ScoredLink(url, 2.0, None)
 
     def _probability(self, page: Page, relevance: Relevance) -> float:
@@ -300,7 +305,6 @@ class Steering(_Base):
         out = []
         opened = False
         links = _unique_links(page)
-        self.hosts.update(self._keys(link.url)[0] for link in links)
         for link in links:
             a = -1.0 if self._excluded(link) else self._link_text(link)
             parent = page.url
