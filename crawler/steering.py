@@ -20,8 +20,9 @@ A link's priority is the expected on-topic item harvest of fetching it::
     of the parent itself — its own probability for an item; for a hub, half its own
     probability (or its link's text), half what *its* parent led to;
   - **S** is the mean judged probability of the items fetched from the link's site section
-    and URL pattern, shrunk step by step: the crawl's overall rate → the host → the section
-    (first directory of the path) → the pattern, each by ``prior`` pseudo-items.
+    and URL pattern, shrunk step by step: the mean over the hosts explored so far (one vote
+    per host) → the host → the section (first directory of the path) → the pattern, each by
+    ``prior`` pseudo-items.
 * **E_hub** — a hub is worth what it opens: ``hub · max(A, (S + P) / 2) · Y``, where **Y** is
   the share of fetched hubs that revealed new item links, under the link's URL pattern and
   its section (a calendar, a pagination trap or the "about" pages reveal only more of
@@ -145,6 +146,9 @@ class Steering(_Base):
         """Fetched page → [summed probability, count] of the items it linked to, fetched."""
         self._since_rescore = 0
         self._model_mark: object = None
+        self._host_rates: dict[str, float] = {}
+        """Host → its items' Laplace-smoothed mean probability (hosts with items only)."""
+        self._host_sum = 0.0
         self.hosts: set[str] = set()
         """The seeds' hosts, which share the budget fairly."""
 
@@ -171,6 +175,9 @@ class Steering(_Base):
         self.stats = {
             str(k): _Stat.from_list(list(v), carry) for k, v in dict(state["stats"]).items()
         }
+        for key, stat in self.stats.items():
+            if stat.items and "/" not in key and not key.startswith("~"):
+                self._count_host(key)
 
     # -- evidence -------------------------------------------------------------------------
     @staticmethod
@@ -184,7 +191,9 @@ class Steering(_Base):
     def _rate(self, keys: tuple[str, ...]) -> float:
         """S: mean judged probability of the items fetched under the keys, shrunk outwards."""
         m = float(self.params["prior"])
-        rate = (self.total.p_sum + 0.5) / (self.total.items + 1.0)
+        # an unexplored host is like the average host explored so far (one vote per host: the
+        # crawl's own page-weighted rate leans towards where it chose to go)
+        rate = (self._host_sum + 0.5) / (len(self._host_rates) + 1.0)
         for key in keys:
             stat = self.stats.get(key)
             if stat is not None and stat.items:
@@ -266,10 +275,8 @@ class Steering(_Base):
     def observe(self, page: Page, probability: float, opened: bool) -> None:
         """Count a fetched page under its host, section and URL pattern."""
         is_item = page.kind == ITEM
-        for stat in (
-            self.total,
-            *(self.stats.setdefault(k, _Stat()) for k in self._keys(page.url)),
-        ):
+        keys = self._keys(page.url)
+        for stat in (self.total, *(self.stats.setdefault(k, _Stat()) for k in keys)):
             stat.fetched += 1
             if is_item:
                 stat.items += 1
@@ -277,6 +284,14 @@ class Steering(_Base):
             else:
                 stat.hubs += 1
                 stat.opened += opened
+        if is_item:
+            self._count_host(keys[0])
+
+    def _count_host(self, host: str) -> None:
+        stat = self.stats[host]
+        rate = (stat.p_sum + 0.5) / (stat.items + 1.0)
+        self._host_sum += rate - self._host_rates.get(host, 0.0)
+        self._host_rates[host] = rate
 
     def _sibling(self, parent: str) -> float:
         """P: the judged probability of the items a parent page linked to (its children
