@@ -23,7 +23,7 @@ DYNAMIC = (
     *(N_("scope:host"), N_("scope:domain"), N_("scope:any")),
     *(N_("push:instant"), N_("push:digest"), N_("push:both"), N_("push:off")),
     *(N_("bfs"), N_("fish"), N_("fish-kp"), N_("pagerank"), N_("adaptive")),
-    *(N_("topic-pagerank"), N_("ipagerank"), N_("statistical")),
+    *(N_("topic-pagerank"), N_("ipagerank"), N_("statistical"), N_("sections")),
     *(N_("sensitivity:precise"), N_("sensitivity:balanced"), N_("sensitivity:broad")),
     N_("sensitivity-help:precise"),
     N_("sensitivity-help:balanced"),
