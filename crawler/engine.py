@@ -1,7 +1,8 @@
 """The crawl engine: frontier + fetcher + relevance + strategy, as an async iterator of events.
 
 ``crawl(seeds, topic, config)`` yields one ``CrawlEvent`` per fetched URL, in fetch order —
-pages and failures alike (a failure has ``status`` 0 or the HTTP status, and ``error``).
+pages and failures alike (a failure has ``status`` 0 or the HTTP status, ``error`` and
+``error_kind``).
 Fetches run as asyncio tasks, at most ``config.fetch.concurrency`` at once and at most
 ``config.fetch.per_host`` per host (the frontier hands out the best URL whose host has a free
 slot; the fetcher enforces the politeness delay).
@@ -25,6 +26,7 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Protocol
 
 from crawler import urls
+from crawler.errors import FetchError
 from crawler.frontier import Entry, Frontier
 from crawler.judgment import Judge
 from crawler.profile import TopicProfile
@@ -94,6 +96,7 @@ class CrawlEvent:
     title: str
     elapsed_ms: float
     error: str | None = None
+    """``"<exception type>: <message>"`` of a failed fetch, None for a page."""
     page: Page | None = None
     kind: str = ""
     """``item`` or ``hub`` (``crawler.pagekind``); "" for a failed fetch."""
@@ -101,6 +104,9 @@ class CrawlEvent:
     """The judgment model's probability that the page is on-topic (0 with a seed scorer)."""
     final: bool = False
     """The end-of-visit re-judgment of a page yielded earlier (``matched`` is now True)."""
+    error_kind: str | None = None
+    """Of a failed fetch: the documented ``FetchError.kind`` (``crawler.errors``: ``timeout``,
+    ``http_status``, …), or ``"other"`` for an exception outside that tree; None for a page."""
 
     def to_json(self) -> dict[str, Any]:
         row = {
@@ -164,7 +170,23 @@ def _restore_profile(profile: TopicProfile, data: Mapping[str, Any]) -> None:
     profile._set_learned(saved.learned)
 
 
-async def _fetch(fetcher: PageFetcher, entry: Entry) -> tuple[Page | None, int, str | None, float]:
+@dataclass(frozen=True)
+class _Fetched:
+    """What fetching one entry gave: the page, or the error (its text and kind)."""
+
+    page: Page | None
+    status: int
+    elapsed_ms: float
+    error: str | None = None
+    error_kind: str | None = None
+
+
+def _error_kind(exc: BaseException) -> str:
+    """The counter / log name of a fetch failure: ``FetchError.kind``, else ``"other"``."""
+    return exc.kind if isinstance(exc, FetchError) else "other"
+
+
+async def _fetch(fetcher: PageFetcher, entry: Entry) -> _Fetched:
     start = time.perf_counter()
     try:
         page = await fetcher.fetch(entry.url)
@@ -172,14 +194,15 @@ async def _fetch(fetcher: PageFetcher, entry: Entry) -> tuple[Page | None, int, 
         status = getattr(exc, "status", 0)
         elapsed = (time.perf_counter() - start) * 1000
         logger.debug("fetch %s failed: %s", entry.url, exc)
-        return (
-            None,
-            status if isinstance(status, int) else 0,
-            f"{type(exc).__name__}: {exc}",
-            elapsed,
+        return _Fetched(
+            page=None,
+            status=status if isinstance(status, int) else 0,
+            elapsed_ms=elapsed,
+            error=f"{type(exc).__name__}: {exc}",
+            error_kind=_error_kind(exc),
         )
     elapsed = page.elapsed_ms or (time.perf_counter() - start) * 1000
-    return page, page.status, None, elapsed
+    return _Fetched(page=page, status=page.status, elapsed_ms=elapsed)
 
 
 async def crawl(
@@ -271,21 +294,22 @@ async def crawl(
         if rescore is not None:
             rescore(frontier)
 
-    def event(entry: Entry, result: tuple[Page | None, int, str | None, float]) -> CrawlEvent:
-        page, status, error, elapsed = result
+    def event(entry: Entry, result: _Fetched) -> CrawlEvent:
+        page, status, elapsed = result.page, result.status, result.elapsed_ms
         if page is None:
             return CrawlEvent(
-                entry.url,
-                entry.url,
-                status,
-                entry.hops,
-                entry.priority,
-                0.0,
-                False,
-                {},
-                "",
-                elapsed,
-                error,
+                url=entry.url,
+                final_url=entry.url,
+                status=status,
+                depth=entry.hops,
+                priority=entry.priority,
+                relevance=0.0,
+                matched=False,
+                explanation={},
+                title="",
+                elapsed_ms=elapsed,
+                error=result.error,
+                error_kind=result.error_kind,
             )
         rel = score_page(page, profile, method=scorer, params=score_params)
         if config.learn:
@@ -300,18 +324,17 @@ async def crawl(
             matched = matched and page.kind == "item"
         expand(entry, page, rel)
         return CrawlEvent(
-            entry.url,
-            page.final_url,
-            status,
-            entry.hops,
-            entry.priority,
-            rel.score,
-            matched,
-            explanation,
-            page.title,
-            elapsed,
-            None,
-            page,
+            url=entry.url,
+            final_url=page.final_url,
+            status=status,
+            depth=entry.hops,
+            priority=entry.priority,
+            relevance=rel.score,
+            matched=matched,
+            explanation=explanation,
+            title=page.title,
+            elapsed_ms=elapsed,
+            page=page,
             kind=page.kind,
             probability=probability,
         )
@@ -324,16 +347,16 @@ async def crawl(
         for url, judgment in judge.finish():
             out.append(
                 CrawlEvent(
-                    url,
-                    url,
-                    200,
-                    0,
-                    0.0,
-                    0.0,
-                    True,
-                    judgment.explanation,
-                    judgment.title,
-                    0.0,
+                    url=url,
+                    final_url=url,
+                    status=200,
+                    depth=0,
+                    priority=0.0,
+                    relevance=0.0,
+                    matched=True,
+                    explanation=judgment.explanation,
+                    title=judgment.title,
+                    elapsed_ms=0.0,
                     kind=judgment.kind,
                     probability=judgment.probability,
                     final=True,
@@ -352,7 +375,7 @@ async def crawl(
         source = fetcher
     deadline = None if config.time_limit is None else time.monotonic() + config.time_limit
     scheduled = fetched
-    pending: dict[asyncio.Task[Any], Entry] = {}
+    pending: dict[asyncio.Task[_Fetched], Entry] = {}
     try:
         while True:
             expired = deadline is not None and time.monotonic() >= deadline

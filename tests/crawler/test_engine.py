@@ -10,6 +10,12 @@ from dataclasses import replace
 import pytest
 
 from crawler.engine import CrawlConfig, crawl
+from crawler.errors import (
+    FetchTimeout,
+    HTTPStatusError,
+    NetworkError,
+    RobotsDisallowed,
+)
 from crawler.fetch import FetchConfig
 from crawler.types import Link
 from tests.crawler.focus_graphs import GraphFetcher, order, page, run, site, url
@@ -61,8 +67,40 @@ async def test_scope_traps_nofollow_and_errors() -> None:
     assert order(events) == ["/", "/ok", "/missing"]
     missing = events[2]
     assert missing.status == 404 and "404" in (missing.error or "") and not missing.matched
+    assert missing.error_kind == HTTPStatusError.kind == "http_status"
+    assert events[0].error_kind is None and events[1].error_kind is None
     any_scope = order(await run(graph, TOPIC, "bfs", scope="any"))
     assert "http://other.test/x" in [url(p) if p.startswith("/") else p for p in any_scope]
+
+
+class _Failing:
+    """A fetcher whose every fetch fails with the given exception."""
+
+    def __init__(self, exc: Exception) -> None:
+        self.exc = exc
+
+    async def fetch(self, url: str, *, etag: str | None = None, last_modified: str | None = None):
+        raise self.exc
+
+
+@pytest.mark.parametrize(
+    ("exc", "kind"),
+    [
+        (FetchTimeout("read timed out", url=url("/")), "timeout"),
+        (NetworkError("connection refused", url=url("/")), "network"),
+        (RobotsDisallowed("robots.txt forbids it", url=url("/")), "robots"),
+        (RuntimeError("a fetcher bug"), "other"),
+    ],
+)
+async def test_a_failed_fetch_carries_the_documented_kind(exc: Exception, kind: str) -> None:
+    fetch = FetchConfig(delay=0, allow_private=True)
+    events = [
+        e async for e in crawl([url("/")], TOPIC, CrawlConfig(fetch=fetch), fetcher=_Failing(exc))
+    ]
+    assert len(events) == 1
+    assert events[0].error_kind == kind
+    assert events[0].error == f"{type(exc).__name__}: {exc}"  # the text stays as it was
+    assert events[0].status == 0 and events[0].page is None
 
 
 async def test_redirect_target_is_not_fetched_again() -> None:
