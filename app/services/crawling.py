@@ -19,8 +19,9 @@ import logging
 import math
 import random
 import time
+from dataclasses import asdict, dataclass, field
 from datetime import timedelta
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import func, update
 from sqlalchemy.engine import Engine
@@ -40,7 +41,12 @@ from app.services.crawl_store import (
     upsert_page,
 )
 from app.services.feedback import feedback_examples
-from app.services.locks import Heartbeat, site_lock
+from app.services.locks import Heartbeat, SiteLock, site_lock
+
+if TYPE_CHECKING:
+    import httpx
+
+    from crawler import CrawlConfig, CrawlEvent, Fetcher
 
 logger = logging.getLogger(__name__)
 
@@ -55,9 +61,10 @@ def crawl_site(
     *,
     settings: Settings | None = None,
     engine: Engine | None = None,
-    client: Any = None,
+    client: httpx.AsyncClient | None = None,
 ) -> dict[str, Any]:
-    """Visit one site now if no other worker is; returns a summary (``status`` …)."""
+    """Visit one site now if no other worker is; returns a summary (``VisitSummary.to_dict``:
+    ``status`` …, JSON-able for the task queue)."""
     settings = settings or get_settings()
     engine = engine or get_engine()
     _warm_up()
@@ -65,10 +72,10 @@ def crawl_site(
     lock = site_lock(site_id, engine=engine, redis_url=settings.redis_url, ttl=beat * 3)
     if not lock.acquire():
         logger.info("site %s is being crawled by another worker; skipped", site_id)
-        return {"site_id": site_id, "status": "locked"}
+        return VisitSummary(site_id=site_id, status="locked").to_dict()
     try:
         with Heartbeat(lock, beat):  # the lock lives exactly as long as this process crawls
-            return _visit(site_id, settings, engine, lock, client)
+            return _visit(site_id, settings, engine, lock, client).to_dict()
     finally:
         lock.release()
         outbox_wake.flush()
@@ -110,7 +117,7 @@ def _profiles(concerns: list[Concern], session: Session | None = None) -> list[C
     return scorers
 
 
-def crawl_config(settings: Settings, site: Site, concerns: list[Concern]) -> Any:
+def crawl_config(settings: Settings, site: Site, concerns: list[Concern]) -> CrawlConfig:
     """The CrawlConfig of one visit: settings for fetching, the concerns for the budget."""
     from crawler import CrawlConfig, FetchConfig
 
@@ -154,12 +161,16 @@ def crawl_config(settings: Settings, site: Site, concerns: list[Concern]) -> Any
 
 
 def _visit(
-    site_id: int, settings: Settings, engine: Engine, lock: Any, client: Any
-) -> dict[str, Any]:
+    site_id: int,
+    settings: Settings,
+    engine: Engine,
+    lock: SiteLock,
+    client: httpx.AsyncClient | None,
+) -> VisitSummary:
     with Session(engine, expire_on_commit=False) as session:
         site = session.get(Site, site_id)
         if site is None:
-            return {"site_id": site_id, "status": "missing"}
+            return VisitSummary(site_id=site_id, status="missing")
         concerns = list(
             session.exec(
                 select(Concern).where(Concern.site_id == site_id, col(Concern.enabled).is_(True))
@@ -169,7 +180,7 @@ def _visit(
             site.next_visit_at = None
             session.add(site)
             session.commit()
-            return {"site_id": site_id, "status": "idle"}
+            return VisitSummary(site_id=site_id, status="idle")
         scorers = _profiles(concerns, session)
         for s in scorers:
             s.recent_simhashes = load_recent_simhashes(session, s.concern.id or 0)
@@ -212,47 +223,66 @@ def _visit(
     elapsed = time.perf_counter() - started
     changed = state.pages_new > 0
     summary = _finish(site_id, run.id or 0, settings, engine, state, changed, error, elapsed)
-    metrics.CRAWLS.labels(status=summary["status"]).inc()
+    metrics.CRAWLS.labels(status=summary.status).inc()
     return summary
 
 
+@dataclass(frozen=True)
+class VisitSummary:
+    """What one ``crawl_site`` call did. A visit that did not crawl (``locked``, ``missing``,
+    ``idle``) has no run: its summary is only the site and the status."""
+
+    site_id: int
+    status: str
+    run_id: int | None = None
+    pages_fetched: int = 0
+    pages_new: int = 0
+    pages_matched: int = 0
+    matches: int = 0
+    changed: bool = False
+    next_visit_minutes: float | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        if self.run_id is None:
+            return {"site_id": self.site_id, "status": self.status}
+        return asdict(self)
+
+
+@dataclass
 class _RunState:
-    def __init__(self) -> None:
-        self.pages_fetched = 0
-        self.pages_new = 0
-        self.pages_matched = 0
-        self.matches = 0
-        self.errors = 0
-        self.error_kinds: dict[str, int] = {}
-        self.not_modified = False
-        self.harvest: list[list[int]] = []
-        self.seed_etag: str | None = None
-        self.seed_feeds: list[str] = []
-        self.feed: dict[str, Any] | None = None
-        self.signal = "crawl"
-        self.retry_after: float | None = None
-        self.seed_last_modified: str | None = None
-        self.checkpoint: dict[str, Any] | None = None
-        self.learned: dict[str, Any] = {}
-        """What the crawl learned about the site (strategy and judgment), for its next visit."""
-        self.extended_at = time.monotonic()
+    """The running state of one crawl, written into the CrawlRun row and the site at the end."""
 
-
-def _kind(error: str) -> str:
-    head = error.split(":", 1)[0].strip()
-    return head if head.isidentifier() else "other"
+    pages_fetched: int = 0
+    pages_new: int = 0
+    pages_matched: int = 0
+    matches: int = 0
+    errors: int = 0
+    error_kinds: dict[str, int] = field(default_factory=dict)
+    """Failed fetches by ``CrawlEvent.error_kind`` (the documented ``FetchError.kind``)."""
+    not_modified: bool = False
+    harvest: list[list[int]] = field(default_factory=list)
+    seed_etag: str | None = None
+    seed_feeds: list[str] = field(default_factory=list)
+    feed: dict[str, Any] | None = None
+    signal: str = "crawl"
+    retry_after: float | None = None
+    seed_last_modified: str | None = None
+    checkpoint: dict[str, Any] | None = None
+    learned: dict[str, Any] = field(default_factory=dict)
+    """What the crawl learned about the site (strategy and judgment), for its next visit."""
+    extended_at: float = field(default_factory=time.monotonic)
 
 
 async def _crawl(
     site: Site,
     scorers: list[ConcernScorer],
-    config: Any,
+    config: CrawlConfig,
     resume: dict[str, Any] | None,
     engine: Engine,
-    lock: Any,
+    lock: SiteLock,
     state: _RunState,
     *,
-    client: Any = None,
+    client: httpx.AsyncClient | None = None,
     lock_ttl: float = 900.0,
     feed_signal: bool = True,
 ) -> None:
@@ -296,7 +326,7 @@ async def _crawl(
                 _store(engine, site, scorers, event, state)
             elif event.error:
                 state.errors += 1
-                kind = _kind(event.error)
+                kind = event.error_kind or "other"
                 state.error_kinds[kind] = state.error_kinds.get(kind, 0) + 1
                 metrics.FETCH_ERRORS.labels(kind=kind).inc()
             if state.checkpoint is not None:
@@ -342,13 +372,15 @@ def _end_of_visit(engine: Engine, scorers: list[ConcernScorer], state: _RunState
         metrics.MATCHES.inc(len(created))
 
 
-async def _feed_unchanged(fetcher: Any, site: Site, engine: Engine, state: _RunState) -> bool:
+async def _feed_unchanged(fetcher: Fetcher, site: Site, engine: Engine, state: _RunState) -> bool:
     """The cheap change signal: the site's feed answers 304, or lists only known pages.
 
     One request instead of a crawl. A feed that cannot be fetched says nothing: crawl.
     """
     from crawler import FetchError
 
+    if not site.feed_url:
+        return False
     saved = (site.checkpoint or {}).get("feed") or {}
     try:
         feed = await fetcher.fetch(
@@ -378,10 +410,11 @@ async def _feed_unchanged(fetcher: Any, site: Site, engine: Engine, state: _RunS
 
 
 def _store(
-    engine: Engine, site: Site, scorers: list[ConcernScorer], event: Any, state: _RunState
+    engine: Engine, site: Site, scorers: list[ConcernScorer], event: CrawlEvent, state: _RunState
 ) -> None:
     """Write one page and its matches in one transaction (the outbox rides along)."""
     page = event.page
+    assert page is not None  # only fetched pages are stored
     state.pages_fetched += 1
     metrics.PAGES.inc()
     if event.depth == 0 and not page.is_feed:
@@ -458,7 +491,7 @@ def _finish(
     changed: bool,
     error: str | None,
     elapsed: float,
-) -> dict[str, Any]:
+) -> VisitSummary:
     now = utcnow()
     with Session(engine, expire_on_commit=False) as session:
         site = session.get(Site, site_id)
@@ -542,14 +575,14 @@ def _finish(
         state.pages_matched,
         interval,
     )
-    return {
-        "site_id": site_id,
-        "status": status,
-        "run_id": run_id,
-        "pages_fetched": state.pages_fetched,
-        "pages_new": state.pages_new,
-        "pages_matched": state.pages_matched,
-        "matches": state.matches,
-        "changed": changed,
-        "next_visit_minutes": interval if math.isfinite(interval) else None,
-    }
+    return VisitSummary(
+        site_id=site_id,
+        status=status,
+        run_id=run_id,
+        pages_fetched=state.pages_fetched,
+        pages_new=state.pages_new,
+        pages_matched=state.pages_matched,
+        matches=state.matches,
+        changed=changed,
+        next_visit_minutes=interval if math.isfinite(interval) else None,
+    )

@@ -199,3 +199,33 @@ def test_what_a_visit_learned_steers_the_next_one(crawl_env: None, engine) -> No
         assert crawl_site(site_id)["status"] == "ok"
         session.refresh(site)
         assert site.checkpoint["learned"]["judge"]["items"] > 6
+
+
+class _SiteWithADeadLink(NewsSite):
+    """The index also links to an article the server no longer has (404)."""
+
+    def index(self) -> str:
+        return super().index().replace("</ul>", '<li><a href="/news/gone.html">旧闻</a></li></ul>')
+
+
+def test_a_failed_fetch_is_counted_under_its_documented_kind(crawl_env: None, engine) -> None:
+    from prometheus_client import REGISTRY
+
+    from app.services.crawling import crawl_site
+    from crawler.errors import HTTPStatusError
+
+    def counted() -> float:
+        labels = {"kind": HTTPStatusError.kind}
+        return REGISTRY.get_sample_value("timelypush_fetch_errors_total", labels) or 0.0
+
+    site_server = _SiteWithADeadLink(articles=2)
+    with site_server.serve() as seed, Session(engine) as session:
+        site_id, _ = make_concerns(session, seed, [["足球"]])
+        before = counted()
+        summary = crawl_site(site_id)
+        assert summary["status"] == "ok" and summary["pages_fetched"] == 3
+        assert site_server.hits["/news/gone.html"] == 1
+        run = session.exec(select(CrawlRun).where(CrawlRun.site_id == site_id)).one()
+        assert run.errors == 1
+        assert run.stats["error_kinds"] == {"http_status": 1}
+        assert counted() == before + 1
