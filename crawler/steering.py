@@ -175,6 +175,7 @@ class Steering(_Base):
         self.stats = {
             str(k): _Stat.from_list(list(v), carry) for k, v in dict(state["stats"]).items()
         }
+        self._host_rates, self._host_sum = {}, 0.0  # derived from the stats just loaded
         for key, stat in self.stats.items():
             if stat.items and "/" not in key and not key.startswith("~"):
                 self._count_host(key)

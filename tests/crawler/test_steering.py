@@ -176,3 +176,19 @@ async def test_hosts_share_the_budget_and_a_calendar_trap_does_not_eat_it() -> N
     # neither host waited for the other: each had a story among the first ten fetches
     assert any(u.startswith(url("/news/")) for u in fetched[:10])
     assert any(u.startswith(other + "/n/") for u in fetched[:10])
+
+
+def test_loading_a_state_replaces_the_host_rates_it_derives() -> None:
+    # a visit that resumes from a checkpoint loads twice (the last visit's state, then the
+    # checkpoint's): the host rates must be those of the state loaded last
+    from crawler.steering import Steering
+
+    first = Steering(TopicProfile.from_keywords([TOPIC]))
+    first.observe(page("/a/1.html", "足球"), 0.9, False)
+    other = Steering(TopicProfile.from_keywords([TOPIC]))
+    other.observe(Page(url="http://u.test/x/1.html", final_url="", status=200), 0.1, False)
+    fresh = Steering(TopicProfile.from_keywords([TOPIC]))
+    fresh.load(first.state(), carry=1.0)
+    fresh.load(other.state(), carry=1.0)
+    assert set(fresh._host_rates) == {"u.test"}
+    assert fresh._host_sum == fresh._host_rates["u.test"]
