@@ -25,9 +25,15 @@ labelled data from the user:
    model learns "football vs other sport", not "sport vs the rest"; the log of that closeness is
    added to the score before calibration. A user's verdict on a fetched page (same title)
    overrides its pseudo-label; ``c`` is taken over the literal positives only.
-5. **Probability** — ``1 − (1 − p_literal)(1 − p_model)``: either kind of evidence can carry a
+5. **Self-training** — the literal positives are few and narrow (the pages that print the
+   word). Once the visit has ``warm_items`` items, and again at its end, the unlabelled items the
+   fit judges relevant (probability ≥ ``expand_at``) join the positives, weighted by that
+   probability, and the model is fitted again: ``expand_visit`` rounds during the visit,
+   ``expand`` at its end. A page with the user's verdict keeps it and is never added.
+6. **Probability** — ``1 − (1 − p_literal)(1 − p_model)``: either kind of evidence can carry a
    page, neither has to. During a visit the model pushes only once it was fitted on
-   ``warm_items`` items with ``warm_positives`` positives.
+   ``warm_items`` items with ``warm_positives`` positives, and pushes at once only a clear case
+   (probability ≥ ``push_now``): a borderline one waits for the end of the visit.
 
 Decisions made before the model knows enough are provisional: ``finish()`` refits on the whole
 visit and re-judges every item that was not pushed, returning the ones that now are (a page is
@@ -91,6 +97,12 @@ JUDGE_DEFAULTS: dict[str, float] = {
     "area_floor": 0.05,
     "c_min": 0.02,
     "warm_positives": 10,
+    "expand": 3,
+    "expand_at": 0.5,
+    "expand_weight": 1.0,
+    "expand_growth": 100,
+    "push_now": 0.9,
+    "expand_visit": 1,
 }
 """Judgment parameters (any can be overridden per concern through ``params``)."""
 
@@ -387,6 +399,8 @@ class Judge:
         self._fitted_positives = 0
         self._final = False
         self.held: dict[str, float] = {}
+        self.expanded: set[str] = set()
+        """The pages self-training took as positives in the last fit."""
         self._link_cache: dict[tuple[str, int], float] = {}
         self._learned: dict[str, float] = {}
         self._learned_at = -1
@@ -529,6 +543,10 @@ class Judge:
         if seen.excluded:
             prob = 0.0
         relevant = seen.kind == ITEM and prob >= self.threshold
+        # during a visit only a clear case is pushed at once; a borderline one waits for the
+        # end of the visit, when the model has read the whole site
+        held_back = relevant and not self._final and prob < self.params["push_now"]
+        relevant = relevant and not held_back
         terms = list(seen.hits) + [t for t, _ in fired if t not in seen.hits]
         explanation = {
             "method": "model",
@@ -558,7 +576,7 @@ class Judge:
             round(prob, 4),
             self.threshold,
             relevant,
-            not self.warm,
+            not self.warm or held_back,
             terms,
             explanation,
             seen.title,
@@ -599,19 +617,73 @@ class Judge:
         self._refit()
 
     def _refit(self) -> None:
-        """Positive-unlabelled fit: ``g`` separates literal positives (and 👍) from the rest;
-        ``c`` = mean held-out ``g`` over the positives (2-fold cross-fit); P(relevant) = g / c.
+        """Positive-unlabelled fit, then self-training: ``g`` separates the positives (literal,
+        and 👍) from the rest; ``c`` = mean held-out ``g`` over the literal positives (2-fold
+        cross-fit); P(relevant) = g / c. Once the visit has ``warm_items`` items (or at its
+        end), up to ``expand`` more rounds follow: the unlabelled items the last fit judges
+        relevant (probability ≥ ``expand_at``, at most ``expand_growth`` × the positives) join
+        the positives for the next fit, weighted by that probability — the topic's pages that
+        never print the keyword teach the model what the literal ones alone cannot. A page the
+        user gave a verdict on keeps it.
         """
         p = self.params
         items = self.seen[-int(p["max_examples"]) :]
         verdicts = {textmod.normalize(ex_title): label for ex_title, label in self._verdicts}
-        rows: list[Mapping[str, float]] = [s.features for s in items]
-        labels = []
-        for s in items:
+        base: list[float] = []
+        judged: set[int] = set()
+        for i, s in enumerate(items):
             # the user's verdict on a page overrides its pseudo-label
             verdict = verdicts.get(textmod.normalize(s.title)) if verdicts else None
-            labels.append(float(s.positive if verdict is None else verdict))
-        weights = [1.0] * len(items)
+            if verdict is not None:
+                judged.add(i)
+            base.append(float(s.positive if verdict is None else verdict))
+        if self._final:
+            rounds = int(p["expand"])
+        else:  # during the visit (cheaper): what the end of the visit decides is what counts
+            rounds = (
+                int(min(p["expand"], p["expand_visit"])) if len(items) >= p["warm_items"] else 0
+            )
+        expanded: dict[int, float] = {}
+        for round_ in range(rounds + 1):
+            labels = [1.0 if i in expanded else y for i, y in enumerate(base)]
+            held = self._fit_once(items, labels, expanded)
+            if held is None:
+                if not round_:
+                    return
+                break
+            if round_ == rounds:
+                break
+            probs = {
+                i: 1.0 - (1.0 - items[i].literal) * (1.0 - self._held_probability(items[i], z))
+                for i, z in enumerate(held)
+                if not base[i] and i not in judged and not items[i].excluded
+            }
+            cap = int(p["expand_growth"] * max(1.0, sum(base)))
+            ranked = sorted((pr, i) for i, pr in probs.items() if pr >= p["expand_at"])
+            grown = {i: pr for pr, i in ranked[::-1][:cap]}
+            if grown.keys() == expanded.keys():
+                break
+            expanded = grown
+        self.expanded = {items[i].url for i in expanded}
+        self._fitted_at = len(self.seen)
+        self._fitted_positives = int(sum(base)) + sum(1 for _, label in self.feedback if label)
+
+    def _held_probability(self, seen: _Seen, held: float) -> float:
+        """P(relevant) of a page the last fit scored held-out (``held``: its logit)."""
+        z = held + (self._area_logit(self._area(seen)) if self.params["area"] else 0.0)
+        return min(1.0, _sigmoid(self.scale * (z - self.mid)) / self.c)
+
+    def _fit_once(
+        self, items: Sequence[_Seen], labels: list[float], expanded: Mapping[int, float]
+    ) -> list[float] | None:
+        """One positive-unlabelled fit on ``items`` (+ the user's examples); sets the model and
+        its calibration and returns the items' held-out logits (None: too few of a class)."""
+        p = self.params
+        rows: list[Mapping[str, float]] = [s.features for s in items]
+        labels = list(labels)
+        weights = [
+            p["expand_weight"] * expanded[i] if i in expanded else 1.0 for i in range(len(items))
+        ]
         if p["area"]:
             # contrast the positives with their neighbours, not with the whole site
             self.affinity = self.areas.affinity(
@@ -619,8 +691,8 @@ class Judge:
             )
             floor = p["area_floor"]
             weights = [
-                1.0 if y else max(floor, self.affinity(s.url, s.section))
-                for s, y in zip(items, labels, strict=True)
+                w if y else max(floor, self.affinity(s.url, s.section))
+                for s, y, w in zip(items, labels, weights, strict=True)
             ]
         for features, label in self.feedback:
             rows.append(features)
@@ -628,7 +700,7 @@ class Judge:
             weights.append(p["feedback_weight"])
         positives = int(sum(labels))
         if positives < p["min_positives"] or len(rows) - positives < p["min_positives"]:
-            return
+            return None
         # balanced: the labelled and the unlabelled weigh the same in total
         pos_w = sum(w for w, y in zip(weights, labels, strict=True) if y > 0)
         unl_w = sum(w for w, y in zip(weights, labels, strict=True) if y == 0)
@@ -656,33 +728,36 @@ class Judge:
         # Platt scaling of the held-out scores to P(labelled | page), then Elkan & Noto:
         # P(relevant | page) = P(labelled | page) / c, c = mean P(labelled) of the labelled
         self.held = {s.url: held[i] for i, s in enumerate(items)}
+        scored = held
         if p["area"] and self.affinity is not None:
             # the page's place on the site is part of the score: log-closeness to the area
             areas = [self.affinity(s.url, s.section) for s in items] + [
                 self.affinity("", sec) for sec in self._feedback_sections
             ]
-            held = [z + self._area_logit(a) for z, a in zip(held, areas, strict=True)]
-        self.scale, self.mid = _platt(held, labels)
-        calibrated = [_sigmoid(self.scale * (z - self.mid)) for z in held]
+            scored = [z + self._area_logit(a) for z, a in zip(held, areas, strict=True)]
+        self.scale, self.mid = _platt(scored, labels)
+        calibrated = [_sigmoid(self.scale * (z - self.mid)) for z in scored]
         # c from the literal positives only: the user's 👍 go to pages the model already ranks
-        # high, and counting them would make every other page look less likely
+        # high, and the expanded ones were chosen for a high score; counting either would make
+        # every other page look less likely
         literal = [i for i, s in enumerate(items) if s.positive and labels[i] > 0]
         labelled = [calibrated[i] for i in literal or range(len(rows)) if labels[i] > 0]
         self.c = min(1.0, max(p["c_min"], sum(labelled) / len(labelled)))
         # new pages are scored by the mean of the two fold models: the scale the calibration
         # was fitted on (a model trained on everything is more confident than its folds)
         self.model = _Model.mean(models).pruned(int(p["max_weights"]))
-        self._fitted_at = len(self.seen)
-        self._fitted_positives = positives
+        return held[: len(items)]
 
     def finish(self) -> list[tuple[str, Judgment]]:
         """End of the visit: refit on everything seen and re-judge the items not yet pushed.
 
         Returns (url, judgment) for each item that is pushed now; marks them pushed.
         """
-        if len(self.seen) > self._fitted_at:
-            self._refit()
         self._final = True
+        # a visit too short to expand during it (``warm_items``) expands now
+        short = self.params["expand"] and len(self.seen) < self.params["warm_items"]
+        if len(self.seen) > self._fitted_at or short:
+            self._refit()
         out = []
         for seen in self.seen:
             if seen.pushed:
