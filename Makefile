@@ -24,7 +24,7 @@ lint:
 	$(UV) run ruff format --check .
 
 typecheck:
-	$(UV) run mypy app crawler push
+	$(UV) run mypy app crawler push lab
 
 contracts:
 	$(UV) run lint-imports

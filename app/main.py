@@ -105,5 +105,15 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         return await web.throttled_page(request, exc)
 
     app.add_exception_handler(Throttled, on_throttled)
-    metrics.install(app)
+    _install_metrics(app)
     return app
+
+
+def _install_metrics(app: FastAPI) -> None:
+    """Add ``GET /metrics``: Prometheus' text format of :mod:`app.metrics`."""
+    metrics.register_collector()
+
+    @app.get("/metrics", include_in_schema=False, tags=["ops"])
+    def metrics_page() -> Response:
+        body, media_type = metrics.exposition()
+        return Response(body, media_type=media_type)

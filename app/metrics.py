@@ -1,4 +1,4 @@
-"""Prometheus metrics: ``GET /metrics``.
+"""Prometheus metrics, served by ``GET /metrics`` (app/main.py).
 
 Two kinds of numbers:
 
@@ -131,15 +131,14 @@ def _queue_depth(url: str) -> int:
 _collector: DatabaseCollector | None = None
 
 
-def install(app: Any) -> None:
-    """Add ``GET /metrics`` to the FastAPI ``app``."""
+def register_collector() -> None:
+    """Add the database gauges to the default registry (once per process)."""
     global _collector
-    from fastapi import Response
-
     if _collector is None:
         _collector = DatabaseCollector()
         REGISTRY.register(_collector)
 
-    @app.get("/metrics", include_in_schema=False, tags=["ops"])  # type: ignore[untyped-decorator]
-    def metrics() -> Response:
-        return Response(generate_latest(REGISTRY), media_type=CONTENT_TYPE_LATEST)
+
+def exposition() -> tuple[bytes, str]:
+    """Every metric of the default registry in the text format, and its content type."""
+    return generate_latest(REGISTRY), CONTENT_TYPE_LATEST

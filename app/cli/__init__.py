@@ -1,14 +1,22 @@
-"""`timelypush` command line. Each sub-module registers one group of commands."""
+"""`timelypush` command line. Each sub-module registers one group of commands.
+
+`timelypush lab …` and `timelypush bench …` come from the development package `lab` of a
+source checkout (:func:`add_development_commands`); the installed wheel has no `lab`.
+"""
 
 from __future__ import annotations
 
+import importlib
 import sys
 from typing import Any
 
 import typer
 from typer.core import TyperGroup
 
-from app.cli import bench, core, crawl, lab, push
+from app.cli import core, crawl, push
+
+DEVELOPMENT_COMMANDS = ("lab", "bench")
+"""The groups `lab.cli` registers: the lab webs and the benchmarks."""
 
 
 class FullHelpGroup(TyperGroup):
@@ -40,8 +48,44 @@ cli = typer.Typer(
         "terminal_width": None if sys.stdout.isatty() else 100,
     },
 )
-for module in (core, crawl, push, lab, bench):
+
+
+def add_development_commands(cli: typer.Typer) -> None:
+    """Register `lab` and `bench` from the development package, or say they need a checkout.
+
+    The package is loaded by name so that nothing in `app` imports `lab` (the import contract
+    "lab is development only"). Without it, each command only prints an ``error:`` line.
+    """
+    try:
+        development = importlib.import_module("lab.cli")
+    except ModuleNotFoundError as exc:
+        if exc.name not in ("lab", "lab.cli"):
+            raise  # `lab` is there but something it needs is not: a real error
+        for name in DEVELOPMENT_COMMANDS:
+            _add_unavailable(cli, name)
+        return
+    development.register(cli)
+
+
+def _add_unavailable(cli: typer.Typer, name: str) -> None:
+    @cli.command(
+        name,
+        hidden=True,
+        add_help_option=False,
+        context_settings={"allow_extra_args": True, "ignore_unknown_options": True},
+    )
+    def unavailable() -> None:
+        typer.echo(
+            f"error: `timelypush {name}` needs a source checkout of Timely Push (`uv sync`): "
+            "the development package `lab` is not installed",
+            err=True,
+        )
+        raise typer.Exit(2)
+
+
+for module in (core, crawl, push):
     module.register(cli)
+add_development_commands(cli)
 
 
 def _full_help(app: typer.Typer) -> None:

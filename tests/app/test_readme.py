@@ -27,17 +27,3 @@ def test_quickstart_has_two_commands_and_ci_runs_the_test_one() -> None:
     assert commands == ["make run", "make test"]
     ci = (ROOT / ".ci" / "run").read_text()
     assert "\nmake test\n" in ci
-
-
-def test_every_documented_bench_command_exists() -> None:
-    from typer.testing import CliRunner
-
-    from app.cli import cli
-
-    docs = (ROOT / "docs" / "benchmarks.md").read_text(encoding="utf-8")
-    named = sorted(set(re.findall(r"timelypush bench ([a-z]+)", docs)))
-    assert {"digest", "focus", "ranking", "throughput", "webhook"} <= set(named)
-    runner = CliRunner()
-    for name in named:
-        result = runner.invoke(cli, ["bench", name, "--help"])
-        assert result.exit_code == 0, f"`timelypush bench {name}` is documented but missing"

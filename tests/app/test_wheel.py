@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+import zipfile
 from pathlib import Path
 
 import httpx
@@ -51,6 +52,9 @@ def test_wheel_installed_outside_the_checkout_migrates_and_serves(tmp_path: Path
     work.mkdir()
     uv("build", "--wheel", "-o", str(dist), cwd=ROOT)
     (wheel,) = dist.glob("timelypush-*.whl")
+    # the product only: the development package `lab` (lab webs, benchmarks) stays out
+    packages = {name.split("/", 1)[0] for name in zipfile.ZipFile(wheel).namelist()}
+    assert {"app", "crawler", "push"} <= packages and "lab" not in packages, packages
     # the locked dependencies into a fresh venv, then the wheel itself (not editable)
     env = {
         k: v for k, v in os.environ.items() if k not in ("VIRTUAL_ENV", "UV_PROJECT_ENVIRONMENT")
@@ -100,6 +104,17 @@ def test_wheel_installed_outside_the_checkout_migrates_and_serves(tmp_path: Path
     )
     assert migrate.returncode == 0, migrate.stderr[-3000:]
     assert (work / "var" / "timelypush.db").is_file()
+    for development in ("lab", "bench"):  # they need a source checkout, and say so
+        refused = subprocess.run(
+            [timelypush, development, "--help"],
+            cwd=work,
+            env=app_env,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        assert refused.returncode == 2, refused.stdout
+        assert refused.stderr.startswith(f"error: `timelypush {development}` needs a source")
 
     port = free_port()
     log = (work / "serve.log").open("wb")

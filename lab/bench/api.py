@@ -2,7 +2,7 @@
 
 Run (needs a PostgreSQL server and ``wrk``; not part of CI)::
 
-    uv run python -m app.bench.api --pg postgresql+psycopg://postgres@127.0.0.1:5432/postgres
+    uv run python -m lab.bench.api --pg postgresql+psycopg://postgres@127.0.0.1:5432/postgres
 
 It creates a private database ``timelypush_bench_api`` (dropped first), seeds one user with
 10 concerns and ``--matches`` matches (a third read, one in fifty deleted) with SQL

@@ -172,9 +172,9 @@ def percentile(values: list[float], q: float) -> float:
 def run(admin_url: str, redis_url: str, users: int, rounds: int, articles: int) -> dict[str, Any]:
     import redis
 
-    from app.bench.api import create_database
     from app.core.config import Settings
     from app.worker import make_celery
+    from lab.bench.api import create_database
 
     db_url = create_database(admin_url, DB_NAME)
     site, receiver = _Site(), _Receiver()

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import re
 
-from app.lab.corpus import CATEGORY_NAMES, EN_CATEGORY_NAMES, Doc
+from lab.corpus import CATEGORY_NAMES, EN_CATEGORY_NAMES, Doc
 
 FOOTBALL_TERMS: tuple[str, ...] = (
     # the sport and its institutions

@@ -50,8 +50,8 @@ def _prf(pushed: set[str], relevant: set[str]) -> dict[str, float]:
 async def _crawl(
     proxy: str, seed: str, keywords: list[str], pages: int
 ) -> tuple[list[Any], set[str]]:
-    from app.lab.runner import lab_fetch_config
     from crawler import CrawlConfig, TopicProfile, crawl
+    from lab.runner import lab_fetch_config
 
     config = CrawlConfig(max_pages=pages, scope="any", fetch=lab_fetch_config(proxy, 16))
     fetched: list[Any] = []
@@ -131,9 +131,9 @@ ITEMS = ("article",)
 
 
 async def _bench(webs: list[Path], out: Path, pages: int, seed_key: str) -> dict[str, Any]:
-    from app.lab.judge import TOPIC_KEYWORDS
-    from app.lab.process import lab_server
-    from app.lab.truth import Truth
+    from lab.judge import TOPIC_KEYWORDS
+    from lab.process import lab_server
+    from lab.truth import Truth
 
     report: dict[str, Any] = {"pages": pages, "webs": []}
     for web in webs:

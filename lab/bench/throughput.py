@@ -1,6 +1,6 @@
 """`timelypush bench throughput`: our crawler against Scrapy on the same lab web, whole processes.
 
-Each run is a fresh child process (``app.bench.crawl_worker``) crawling ``--pages`` pages from
+Each run is a fresh child process (``lab.bench.crawl_worker``) crawling ``--pages`` pages from
 the same seed through the same lab proxy (itself another process) at the same concurrency, with
 no politeness delay and robots.txt obeyed by both. Ours runs the product defaults — the
 ``adaptive`` strategy and the judgment model (every page parsed, segmented, judged, its links
@@ -59,7 +59,7 @@ def run_worker(
     command = [
         sys.executable,
         "-m",
-        "app.bench.crawl_worker",
+        "lab.bench.crawl_worker",
         "scrapy" if name == "scrapy" else "ours",
         "--proxy",
         proxy,
@@ -201,9 +201,9 @@ def register(bench_cli: typer.Typer) -> None:
         ),
     ) -> None:
         """Our crawler vs Scrapy as whole processes: pages/s, CPU per 1,000 pages, peak RSS."""
-        from app.bench.focus import _commit
-        from app.lab.judge import TOPIC_KEYWORDS
-        from app.lab.process import lab_server
+        from lab.bench.focus import _commit
+        from lab.judge import TOPIC_KEYWORDS
+        from lab.process import lab_server
 
         out.mkdir(parents=True, exist_ok=True)
         manifest = json.loads((web / "manifest.json").read_text(encoding="utf-8"))

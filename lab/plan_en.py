@@ -1,6 +1,6 @@
 """The English lab web: the Chinese web's structure over the BBC corpus, with other URL shapes.
 
-Same structure as :mod:`app.lab.plan` (home → section front → paginated lists → articles,
+Same structure as :mod:`lab.plan` (home → section front → paginated lists → articles,
 navigation bar and "most read" box on every page, related and cross-portal links, dead links,
 about pages, a hidden football cluster reached only through off-topic "tunnel" articles), plus
 tag pages (kind ``tag``: the names several stories mention, linked from those stories and the
@@ -32,8 +32,8 @@ from collections import Counter
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
-from app.lab.corpus import EN_CATEGORY_NAMES, Doc
-from app.lab.plan import LIST_SIZE, PageSpec, Portal, _Builder
+from lab.corpus import EN_CATEGORY_NAMES, Doc
+from lab.plan import LIST_SIZE, PageSpec, Portal, _Builder
 
 PORTALS_EN: tuple[tuple[str, str], ...] = (
     ("lab-herald.test", "The Daily Herald"),

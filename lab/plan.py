@@ -22,8 +22,8 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass, field
 
-from app.lab.corpus import CATEGORY_NAMES, Doc
-from app.lab.judge import is_football
+from lab.corpus import CATEGORY_NAMES, Doc
+from lab.judge import is_football
 
 PORTALS: tuple[tuple[str, str], ...] = (
     ("lab-sina.test", "新浪网"),
@@ -116,7 +116,7 @@ def _article_url(rng: random.Random, portal: Portal, category: str) -> tuple[str
 
 
 class _Builder:
-    """The Chinese web; :class:`app.lab.plan_en.EnglishBuilder` overrides the URL and title
+    """The Chinese web; :class:`lab.plan_en.EnglishBuilder` overrides the URL and title
     hooks (``_article_url`` … ``_special_page``) and keeps the structure."""
 
     lang = "zh"
@@ -427,7 +427,7 @@ def make_plan(
 ) -> Plan:
     """Plan a web of ``sites`` portals with about ``articles`` articles each, in ``lang``."""
     if lang == "en":
-        from app.lab.plan_en import EnglishBuilder
+        from lab.plan_en import EnglishBuilder
 
         return EnglishBuilder(docs, seed, sites, articles).plan()
     return _Builder(docs, seed, sites, articles).plan()

@@ -20,10 +20,10 @@ import shutil
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from app.lab.corpus import Doc, load_corpus
-from app.lab.plan import Plan, make_plan
-from app.lab.render import Renderer
-from app.lab.render_en import EnglishRenderer
+from lab.corpus import Doc, load_corpus
+from lab.plan import Plan, make_plan
+from lab.render import Renderer
+from lab.render_en import EnglishRenderer
 
 logger = logging.getLogger(__name__)
 

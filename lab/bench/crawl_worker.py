@@ -1,6 +1,6 @@
 """One crawl of the lab web in a fresh process, for `bench throughput`.
 
-``python -m app.bench.crawl_worker ours|scrapy --proxy URL --seed URL --pages N
+``python -m lab.bench.crawl_worker ours|scrapy --proxy URL --seed URL --pages N
 --concurrency C [--strategy S] [--profile FILE]`` prints one JSON line: pages, and the seconds
 and CPU seconds of the crawl itself (from its start to its end, start-up excluded), and with
 ``--profile`` writes cProfile statistics of the crawl. The whole process — imports, jieba's
@@ -46,8 +46,8 @@ def _end() -> tuple[float, float]:
 
 
 async def _ours(args: argparse.Namespace) -> dict[str, Any]:
-    from app.lab.runner import lab_fetch_config
     from crawler import CrawlConfig, TopicProfile, crawl
+    from lab.runner import lab_fetch_config
 
     config = CrawlConfig(
         max_pages=args.pages,

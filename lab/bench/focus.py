@@ -5,10 +5,10 @@ en football) every strategy crawls from the same seed through the lab proxy with
 parameters, for 1,000 fetches or 2× the topic's on-topic items if that is more. The ground
 truth counts on-topic *items* (articles; hubs are fetches that harvest nothing). Reported per
 strategy: harvest at 100 / 500 / 1,000 fetches, recall at 2× the topic's size, the ratio of
-harvest@1000 to the oracle's (``app.lab.oracle``, a greedy crawler that knows the truth), and
+harvest@1000 to the oracle's (``lab.oracle``, a greedy crawler that knows the truth), and
 harvest over the first 100 fetches divided by that over fetches 101–1,000. With ``--revisit N``
 the default strategy then visits a copy of the web in which 5 % of the articles changed
-(``app.lab.mutate``), N fetches, starting from what its first visit learned ("warm") and from
+(``lab.mutate``), N fetches, starting from what its first visit learned ("warm") and from
 nothing ("cold"), against bfs: new on-topic items found per fetch.
 Writes ``focus_<web>.json``, ``focus_<web>.md`` and ``focus_<web>_<topic>.png`` into ``--out``.
 """
@@ -23,8 +23,8 @@ from typing import Any
 
 import typer
 
-from app.lab.judge import TOPIC_KEYWORDS as TOPICS
 from app.models import DEFAULT_STRATEGY
+from lab.judge import TOPIC_KEYWORDS as TOPICS
 
 logger = logging.getLogger(__name__)
 
@@ -157,8 +157,8 @@ async def _bench(
     recall: bool,
     seed_key: str,
 ) -> dict[str, Any]:
-    from app.lab.runner import run_crawl
-    from app.lab.truth import Truth
+    from lab.runner import run_crawl
+    from lab.truth import Truth
 
     truth = Truth.load(web)
     manifest = json.loads((web / "manifest.json").read_text(encoding="utf-8"))
@@ -212,10 +212,10 @@ async def _revisit(
 ) -> dict[str, Any]:
     """A second visit after 5 % of the items changed: the default strategy starting from what
     the first visit learned, against the same strategy starting cold, and bfs."""
-    from app.lab.mutate import changed
-    from app.lab.process import lab_server
-    from app.lab.runner import run_crawl
-    from app.lab.truth import Truth
+    from lab.mutate import changed
+    from lab.process import lab_server
+    from lab.runner import run_crawl
+    from lab.truth import Truth
 
     truth = Truth.load(web)
     manifest = json.loads((web / "manifest.json").read_text(encoding="utf-8"))
@@ -317,7 +317,7 @@ def register(bench_cli: typer.Typer) -> None:
         ),
     ) -> None:
         """Every strategy and the oracle on lab webs: on-topic item harvest, recall, speed."""
-        from app.lab.process import lab_server
+        from lab.process import lab_server
 
         logging.basicConfig(level=logging.WARNING)
         out.mkdir(parents=True, exist_ok=True)

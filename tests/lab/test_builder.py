@@ -6,9 +6,9 @@ import hashlib
 import json
 from pathlib import Path
 
-from app.lab.builder import build
-from app.lab.corpus import Doc
-from app.lab.judge import is_football
+from lab.builder import build
+from lab.corpus import Doc
+from lab.judge import is_football
 
 
 def digest(directory: Path) -> str:

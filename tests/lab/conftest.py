@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from app.lab.builder import build
+from lab.builder import build
 
 
 def slice_corpus(shared: Path, target: Path, step: int = 8) -> Path:
@@ -19,7 +19,7 @@ def slice_corpus(shared: Path, target: Path, step: int = 8) -> Path:
     return target
 
 
-FIXTURE_CORPUS = Path(__file__).resolve().parents[2] / "fixtures" / "corpus"
+FIXTURE_CORPUS = Path(__file__).resolve().parents[1] / "fixtures" / "corpus"
 """A small made-up corpus of the suite's own (tests/fixtures/corpus/generate.py)."""
 
 

@@ -9,11 +9,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from app.lab.truth import Truth
 from crawler.profile import TopicProfile
 from crawler.relevance import Relevance
 from crawler.strategies import ScoredLink, _Base, _unique_links
 from crawler.types import Page
+from lab.truth import Truth
 
 if TYPE_CHECKING:
     from crawler.frontier import Entry, Frontier

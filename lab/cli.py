@@ -1,4 +1,9 @@
-"""`timelypush lab`: build the local evaluation web and serve it on loopback."""
+"""`timelypush lab …` and `timelypush bench …`: the evaluation lab and the benchmarks.
+
+`lab` builds the local evaluation web and serves it on loopback; `bench` runs the benchmarks
+that print numbers (see docs/benchmarks.md). Development only: `app.cli` adds both groups when
+this package is importable (a source checkout); the installed wheel carries no `lab` package.
+"""
 
 from __future__ import annotations
 
@@ -10,6 +15,8 @@ from pathlib import Path
 from typing import Any
 
 import typer
+
+from lab.bench import digest, focus, match, parse, ranking, revisit, throughput, webhook
 
 lab_cli = typer.Typer(
     help="The evaluation lab: a local multi-site web with ground truth.", no_args_is_help=True
@@ -32,8 +39,8 @@ def build_cmd(
     ),
 ) -> None:
     """Build a deterministic multi-site news web from the labelled corpus."""
-    from app.lab.builder import DEFAULT_SIZES, build
-    from app.lab.corpus import LANGUAGES
+    from lab.builder import DEFAULT_SIZES, build
+    from lab.corpus import LANGUAGES
 
     if lang not in LANGUAGES:
         raise typer.BadParameter(f"expected one of {', '.join(LANGUAGES)}", param_hint="--lang")
@@ -62,7 +69,7 @@ def serve_cmd(
     ),
 ) -> None:
     """Serve the lab web as an HTTP proxy on loopback (crawl it with --proxy)."""
-    from app.lab.server import run
+    from lab.server import run
 
     runner = _loop_runner()
     with contextlib.suppress(KeyboardInterrupt):
@@ -80,7 +87,7 @@ def load_cmd(
     client: str = typer.Option("raw", "--client", help="raw (asyncio streams) or httpx"),
 ) -> None:
     """Measure the lab server's requests per second from a loopback client."""
-    from app.lab.load import measure, page_urls
+    from lab.load import measure, page_urls
 
     urls = page_urls(directory)
     result = _loop_runner()(
@@ -98,6 +105,12 @@ def _loop_runner() -> Callable[[Coroutine[Any, Any, Any]], Any]:
         return asyncio.run
 
 
+bench_cli = typer.Typer(help="Benchmarks that print numbers.", no_args_is_help=True)
+
+
 def register(cli: typer.Typer) -> None:
-    """Add the `lab` group to the root command."""
+    """Add the `lab` and `bench` groups to the root command."""
     cli.add_typer(lab_cli, name="lab")
+    for module in (parse, ranking, revisit, focus, match, throughput, digest, webhook):
+        module.register(bench_cli)
+    cli.add_typer(bench_cli, name="bench")

@@ -5,8 +5,8 @@ from __future__ import annotations
 import hashlib
 from html import escape
 
-from app.lab.corpus import CATEGORY_NAMES
-from app.lab.plan import PageSpec, Plan, Portal
+from lab.corpus import CATEGORY_NAMES
+from lab.plan import PageSpec, Plan, Portal
 
 _FILLER = (
     "记者获悉，相关情况仍在进一步了解之中。",

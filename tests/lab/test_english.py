@@ -11,11 +11,11 @@ from pathlib import Path
 import httpx
 import pytest
 
-from app.lab.builder import build, url_to_file
-from app.lab.corpus import Doc
-from app.lab.judge import is_about, is_football
-from app.lab.server import LabServer, load_web, web_language
-from tests.app.lab.test_builder import digest, truth
+from lab.builder import build, url_to_file
+from lab.corpus import Doc
+from lab.judge import is_about, is_football
+from lab.server import LabServer, load_web, web_language
+from tests.lab.test_builder import digest, truth
 
 CHELSEA_REPORT = (
     "Chelsea 2-0 Arsenal",

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from app.lab.truth import Score, Truth
+from lab.truth import Score, Truth
 
 
 def test_reachable_pages_follow_links_and_skip_dead_ones(small_web: Path) -> None:

@@ -16,7 +16,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from app.lab.judge import is_about
+from lab.judge import is_about
 
 
 @dataclass(frozen=True, slots=True)

@@ -8,7 +8,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from app.lab.server import LabServer, load_web
+from lab.server import LabServer, load_web
 
 
 @pytest.fixture

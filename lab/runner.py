@@ -8,7 +8,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from app.lab.truth import Score, Truth
+from lab.truth import Score, Truth
 
 logger = logging.getLogger(__name__)
 
@@ -96,7 +96,7 @@ async def run_crawl(
 ) -> RunResult:
     """One crawl of the lab web; every fetched URL is scored with the ground truth.
 
-    ``strategy="oracle"`` is the truth-knowing ceiling (``app.lab.oracle``). With ``items``
+    ``strategy="oracle"`` is the truth-knowing ceiling (``lab.oracle``). With ``items``
     only on-topic articles count as relevant. The crawl's final strategy and judgment states
     (for a next visit) are in ``extra["state"]``."""
     from crawler import CrawlConfig, TopicProfile, crawl
@@ -119,7 +119,7 @@ async def run_crawl(
     profile = TopicProfile.from_keywords(keywords)
     chosen = None
     if strategy == "oracle":
-        from app.lab.oracle import Oracle
+        from lab.oracle import Oracle
 
         chosen = Oracle(truth, topic, profile)
     checkpoints: list[dict[str, Any]] = []

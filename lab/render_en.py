@@ -1,4 +1,4 @@
-"""HTML for the English lab web: the same page kinds as :mod:`app.lab.render`, with English
+"""HTML for the English lab web: the same page kinds as :mod:`lab.render`, with English
 templates and HTML5 markup (``<nav>``, ``<main>``, ``<article>``, ``<aside>``) instead of the
 Chinese portals' ``div`` boxes."""
 
@@ -7,9 +7,9 @@ from __future__ import annotations
 import re
 from html import escape
 
-from app.lab.corpus import EN_CATEGORY_NAMES
-from app.lab.plan import PageSpec, Portal
-from app.lab.render import Renderer
+from lab.corpus import EN_CATEGORY_NAMES
+from lab.plan import PageSpec, Portal
+from lab.render import Renderer
 
 _TOP = ("nav", "crumb")
 _BLOCK_TITLES = {
