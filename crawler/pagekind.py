@@ -186,7 +186,7 @@ def classify(url: str, title: str, text: str, structure: Structure | None) -> Pa
         ev.append((-1.0, f"little running text ({prose} chars)"))
     else:
         ev.append((-2.0, f"little running text ({prose} chars)"))
-    if prose >= 40 and main_links < 0.1:
+    if prose >= 80 and main_links < 0.1:
         ev.append((1.0, "main block is prose"))
     elif main_links > 0.5:
         ev.append((-2.0, f"main block {main_links:.0%} links"))
