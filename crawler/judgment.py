@@ -33,7 +33,9 @@ labelled data from the user:
 6. **Probability** — ``1 − (1 − p_literal)(1 − p_model)``: either kind of evidence can carry a
    page, neither has to. During a visit the model pushes only once it was fitted on
    ``warm_items`` items with ``warm_positives`` positives, and pushes at once only a clear case
-   (probability ≥ ``push_now``): a borderline one waits for the end of the visit.
+   (probability ≥ ``push_now``): a borderline one waits for the end of the visit. A revisit
+   judges with the last visit's model until it has ``warm_items`` × ``prior_hold`` pages of
+   its own (a fit on its first 15 pages knows less than one on a whole visit).
 
 Decisions made before the model knows enough are provisional: ``finish()`` refits on the whole
 visit and re-judges every item that was not pushed, returning the ones that now are (a page is
@@ -103,6 +105,7 @@ JUDGE_DEFAULTS: dict[str, float] = {
     "expand_growth": 100,
     "push_now": 0.9,
     "expand_visit": 1,
+    "prior_hold": 1.0,
 }
 """Judgment parameters (any can be overridden per concern through ``params``)."""
 
@@ -612,6 +615,8 @@ class Judge:
         n = len(self.seen)
         if n < self.params["min_items"]:
             return
+        if self.prior is not None and n < self.params["warm_items"] * self.params["prior_hold"]:
+            return  # the last visit's model judges until this visit has enough pages of its own
         if self._fitted_at and n < self._fitted_at * 1.5 and n - self._fitted_at < 200:
             return
         self._refit()

@@ -399,3 +399,20 @@ def test_a_borderline_page_during_the_visit_waits_for_its_end_and_is_pushed_once
     # with pushes at once allowed, the same visit pushes clear cases during it
     eager = Judge(profile(), params={"push_now": 0.0})
     assert any(eager.judge(page).relevant for page in visit(random.Random(7), 200))
+
+
+def test_a_revisit_judges_with_the_last_visits_model_until_it_has_enough_pages_of_its_own() -> None:
+    first = Judge(profile())
+    for page in visit(random.Random(8), 200):
+        first.judge(page)
+    first.finish()
+    again = Judge(profile(), state=first.state())
+    prior = again.model
+    pages = visit(random.Random(9), 200)
+    for page in pages[:100]:  # past min_items, short of warm_items
+        again.judge(page)
+    assert prior is not None and again.model is prior  # not replaced by a fit on 100 pages
+    for page in pages[100:]:
+        again.judge(page)
+    assert again.model is not prior  # 150 pages of its own: refitted
+    assert again.judge(zhongchao(), observe=False).relevant
