@@ -14,6 +14,7 @@ from enum import StrEnum
 from typing import Any
 
 from pydantic import field_validator
+from pydantic_core import PydanticCustomError
 from sqlalchemy import (
     JSON,
     BigInteger,
@@ -432,15 +433,68 @@ class Concern(ConcernBase, table=True):
     updated_at: datetime = ts(nullable=False, default=True)
 
 
-def _check_scorer(v: str | None) -> str | None:
-    if v is not None and v not in SCORERS:
-        raise ValueError(f"unknown scorer {v!r}; choose one of {', '.join(SCORERS)}")
+PARAM_RANGES: dict[str, tuple[float, float]] = {
+    "T": (0.0, 10.0),
+    "gamma": (0.0, 1.0),
+    "W": (1, 1000),
+    "a": (1.0, 10.0),
+    "D": (0, 50),
+}
+"""The strategy parameters a concern may set on the form, each with its allowed range (a
+concern's ``params`` may hold other names too; only these are checked against a range)."""
+
+
+def _one_of(v: str | None, choices: tuple[str, ...], text: str) -> str | None:
+    """``v`` if it is one of ``choices`` (or None), else a ``literal_error`` saying ``text``."""
+    if v is not None and v not in choices:
+        expected = ", ".join(repr(str(c)) for c in choices)
+        raise PydanticCustomError("literal_error", text, {"expected": expected, "given": v})
     return v
 
 
+def _check_strategy(v: str | None) -> str | None:
+    return _one_of(v, STRATEGIES, f"unknown strategy {v!r}; choose one of {', '.join(STRATEGIES)}")
+
+
+def _check_scope(v: str | None) -> str | None:
+    return _one_of(v, SCOPES, "scope must be host, domain or any")
+
+
+def _check_scorer(v: str | None) -> str | None:
+    return _one_of(v, SCORERS, f"unknown scorer {v!r}; choose one of {', '.join(SCORERS)}")
+
+
 def _check_sensitivity(v: str | None) -> str | None:
-    if v is not None and v not in SENSITIVITIES:
-        raise ValueError(f"sensitivity must be one of {', '.join(SENSITIVITIES)}")
+    return _one_of(v, SENSITIVITIES, f"sensitivity must be one of {', '.join(SENSITIVITIES)}")
+
+
+def _as_number(value: Any) -> float | None:
+    """``value`` as a number the way the model parses one (None: not a number)."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int | float):
+        return float(value)
+    if isinstance(value, str):
+        try:
+            return float(value.strip())
+        except ValueError:
+            return None
+    return None
+
+
+def _check_param_ranges(v: Any) -> Any:
+    """The parameters of ``PARAM_RANGES`` must be numbers within their range; the error names
+    the parameter in its ``key``."""
+    if isinstance(v, dict):
+        for key, (low, high) in PARAM_RANGES.items():
+            if key in v:
+                number = _as_number(v[key])
+                if number is None or not low <= number <= high:
+                    raise PydanticCustomError(
+                        "number_range",
+                        "strategy parameter {key} must be a number from {low} to {high}",
+                        {"key": key, "low": low, "high": high},
+                    )
     return v
 
 
@@ -461,22 +515,11 @@ class ConcernCreate(SQLModel):
     scorer: str = Scorer.MODEL
     sensitivity: str = Sensitivity.BALANCED
 
+    _strategy = field_validator("strategy")(_check_strategy)
+    _scope = field_validator("scope")(_check_scope)
     _scorer = field_validator("scorer")(_check_scorer)
     _sensitivity = field_validator("sensitivity")(_check_sensitivity)
-
-    @field_validator("strategy")
-    @classmethod
-    def _strategy(cls, v: str) -> str:
-        if v not in STRATEGIES:
-            raise ValueError(f"unknown strategy {v!r}; choose one of {', '.join(STRATEGIES)}")
-        return v
-
-    @field_validator("scope")
-    @classmethod
-    def _scope(cls, v: str) -> str:
-        if v not in SCOPES:
-            raise ValueError("scope must be host, domain or any")
-        return v
+    _params = field_validator("params", mode="before")(_check_param_ranges)
 
 
 class ConcernUpdate(SQLModel):
@@ -496,8 +539,11 @@ class ConcernUpdate(SQLModel):
     scorer: str | None = None
     sensitivity: str | None = None
 
+    _strategy = field_validator("strategy")(_check_strategy)
+    _scope = field_validator("scope")(_check_scope)
     _scorer = field_validator("scorer")(_check_scorer)
     _sensitivity = field_validator("sensitivity")(_check_sensitivity)
+    _params = field_validator("params", mode="before")(_check_param_ranges)
 
 
 class ConcernPublic(ConcernBase):

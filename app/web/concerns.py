@@ -1,18 +1,21 @@
 """ "My concerns" (我的关注): list, add, edit, pause / resume, delete, check now.
 
-Validation, keyword normalisation, the SSRF guard and the reachability probe all happen in
-``app.services.concerns``; a refused form comes back with the message next to its field and
+The form is validated with the API's models (``ConcernCreate`` / ``ConcernUpdate``); keyword
+normalisation, the SSRF guard and the reachability probe happen in ``app.services.concerns``.
+A refused form comes back with the message next to its field, in the visitor's language, and
 everything the user typed still in place.
 """
 
 from __future__ import annotations
 
 import logging
+import unicodedata
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from fastapi import APIRouter, Depends, Request
 from fastapi.responses import Response
+from pydantic import ValidationError
 from starlette.concurrency import run_in_threadpool
 
 from app.core.i18n import N_
@@ -31,7 +34,7 @@ from app.services import runs
 from app.services.errors import NotFound, ServiceError
 from app.services.visits import VisitState, request_visit
 from app.web.csrf import csrf_protect
-from app.web.forms import errors_for, kept, message, read_form
+from app.web.forms import errors_for, kept, message, read_form, validation_errors
 from app.web.sessions import CurrentUser, Db, PageNotFound, flash
 from app.web.templating import redirect, render, user_zone
 
@@ -44,13 +47,12 @@ router = APIRouter(
 
 @dataclass(frozen=True)
 class Param:
-    """A key strategy parameter shown on the form (empty = the crawler's default)."""
+    """A key strategy parameter shown on the form (empty = the crawler's default); its range is
+    the model's (``PARAM_RANGES``)."""
 
     name: str
     label: str
     default: float
-    low: float
-    high: float
     help: str = ""
     """What changing it does, in plain words (a catalogue key)."""
 
@@ -60,8 +62,6 @@ PARAMS = (
         "T",
         N_("Relevance threshold T"),
         0.5,
-        0.0,
-        10.0,
         N_(
             "How closely a page must match your keywords to reach you. Higher: fewer, "
             "more certain messages; lower: more messages, some less relevant."
@@ -71,8 +71,6 @@ PARAMS = (
         "gamma",
         N_("PageRank weight γ"),
         0.8,
-        0.0,
-        1.0,
         N_(
             "How much a link's standing within the site counts next to how well its words "
             "match yours (0: only the words, 1: only the standing)."
@@ -82,24 +80,18 @@ PARAMS = (
         "W",
         N_("Children followed W"),
         20,
-        1,
-        1000,
         N_("How many links the crawler follows from each page. More: a broader, slower visit."),
     ),
     Param(
         "a",
         N_("Widening after a relevant page a"),
         1.5,
-        1.0,
-        10.0,
         N_("How much wider the crawler looks around a page that matched."),
     ),
     Param(
         "D",
         N_("Depth after an irrelevant page D"),
         2,
-        0,
-        50,
         N_(
             "How many more steps the crawler goes past pages that do not match before it "
             "gives up on that path."
@@ -128,12 +120,13 @@ def _form_values(concern: Concern) -> dict[str, str]:
     return values
 
 
-def _parse(
-    request: Request, user: Any, values: dict[str, str]
-) -> tuple[dict[str, Any], dict[str, str]]:
-    """The typed fields for ConcernCreate / ConcernUpdate, or per-field errors."""
-    errors: dict[str, str] = {}
-    data: dict[str, Any] = {
+def _data(values: dict[str, str]) -> dict[str, Any]:
+    """The form's fields as the API's body: the model parses and checks them."""
+
+    def number(raw: str) -> str:  # full-width digits typed with a Chinese input method
+        return unicodedata.normalize("NFKC", raw).strip()
+
+    return {
         "seed_url": values.get("seed_url", "").strip(),
         "keywords": values.get("keywords", ""),
         "exclude": values.get("exclude", ""),
@@ -141,50 +134,46 @@ def _parse(
         "strategy": values.get("strategy", DEFAULT_STRATEGY),
         "scope": values.get("scope", "host"),
         "enabled": bool(values.get("enabled")),
+        "priority": number(values.get("priority", "")),
+        "max_pages": number(values.get("max_pages", "")),
+        "params": {
+            p.name: number(values[f"param_{p.name}"])
+            for p in PARAMS
+            if values.get(f"param_{p.name}", "").strip()
+        },
+        "sensitivity": values.get("sensitivity", "balanced"),
+        "scorer": values.get("scorer", "model"),
     }
-    for field, low, high in (("priority", 0, 5), ("max_pages", 1, 100_000)):
-        raw = values.get(field, "").strip()
-        try:
-            number = int(raw)
-        except ValueError:
-            errors[field] = message(
-                request, user, "Enter a whole number from %(low)s to %(high)s.", low=low, high=high
-            )
-            continue
-        if not low <= number <= high:
-            errors[field] = message(
-                request, user, "Enter a whole number from %(low)s to %(high)s.", low=low, high=high
-            )
-        data[field] = number
-    params: dict[str, float] = {}
-    for p in PARAMS:
-        raw = values.get(f"param_{p.name}", "").strip()
-        if not raw:
-            continue
-        try:
-            value = float(raw)
-        except ValueError:
-            value = float("nan")
-        if not p.low <= value <= p.high:
-            errors[f"param_{p.name}"] = message(
-                request,
-                user,
-                "Enter a number from %(low)s to %(high)s.",
-                low=f"{p.low:g}",
-                high=f"{p.high:g}",
-            )
-            continue
-        params[p.name] = value
-    data["params"] = params
-    if data["strategy"] not in STRATEGIES:
-        errors["strategy"] = message(request, user, "Choose a strategy from the list.")
-    data["sensitivity"] = values.get("sensitivity", "balanced")
-    if data["sensitivity"] not in SENSITIVITIES:
-        errors["sensitivity"] = message(request, user, "Choose precise, balanced or broad.")
-    data["scorer"] = values.get("scorer", "model")
-    if data["scorer"] not in SCORERS:
-        errors["scorer"] = message(request, user, "Choose a scorer from the list.")
-    return data, errors
+
+
+CHOICES = {
+    "strategy": N_("Choose a strategy from the list."),
+    "scope": N_("Choose the scope: host, domain or any."),
+    "sensitivity": N_("Choose precise, balanced or broad."),
+    "scorer": N_("Choose a scorer from the list."),
+}
+
+
+M = TypeVar("M", ConcernCreate, ConcernUpdate)
+
+
+def _validated(
+    request: Request, user: Any, model: type[M], values: dict[str, str]
+) -> tuple[M | None, dict[str, str]]:
+    """The form validated with the API's model, or per-field errors."""
+    try:
+        return model.model_validate(_data(values)), {}
+    except ValidationError as exc:
+        errors = validation_errors(
+            request,
+            user,
+            exc,
+            model,
+            fields=(*FIELDS, *(f"param_{p.name}" for p in PARAMS)),
+            aliases={f"params.{p.name}": f"param_{p.name}" for p in PARAMS},
+            choices=CHOICES,
+        )
+        return None, errors
 
 
 def _form(
@@ -280,8 +269,8 @@ def concern_new(request: Request, user: CurrentUser) -> Response:
 async def concern_create(request: Request, db: Db, user: CurrentUser) -> Response:
     values = await read_form(request)
     heading = message(request, user, "Add concern")
-    data, errors = _parse(request, user, values)
-    if errors:
+    data, errors = _validated(request, user, ConcernCreate, values)
+    if data is None:
         return _form(
             request,
             user,
@@ -292,7 +281,7 @@ async def concern_create(request: Request, db: Db, user: CurrentUser) -> Respons
             status=422,
         )
     try:
-        concern = await run_in_threadpool(svc.create_concern, db, user, ConcernCreate(**data))
+        concern = await run_in_threadpool(svc.create_concern, db, user, data)
     except ServiceError as exc:
         return _form(
             request,
@@ -327,8 +316,8 @@ async def concern_update(request: Request, db: Db, user: CurrentUser, concern_id
     values = await read_form(request)
     heading = message(request, user, "Edit concern")
     action = f"/concerns/{concern_id}/edit"
-    data, errors = _parse(request, user, values)
-    if errors:
+    data, errors = _validated(request, user, ConcernUpdate, values)
+    if data is None:
         return _form(
             request,
             user,
@@ -339,7 +328,7 @@ async def concern_update(request: Request, db: Db, user: CurrentUser, concern_id
             status=422,
         )
     try:
-        await run_in_threadpool(svc.update_concern, db, user, concern_id, ConcernUpdate(**data))
+        await run_in_threadpool(svc.update_concern, db, user, concern_id, data)
     except NotFound as exc:
         raise PageNotFound from exc
     except ServiceError as exc:

@@ -8,9 +8,11 @@ from __future__ import annotations
 
 import json
 import logging
+from typing import Any
 
 from fastapi import APIRouter, Depends, Request
 from fastapi.responses import Response
+from pydantic import ValidationError
 from starlette.concurrency import run_in_threadpool
 
 from app.core.config import get_settings
@@ -28,7 +30,7 @@ from app.models import (
 from app.services import account_data, accounts, concerns, delivery, feed, push_channels
 from app.services.errors import NotFound, ServiceError, Throttled
 from app.web.csrf import csrf_protect
-from app.web.forms import errors_for, kept, message, read_form
+from app.web.forms import errors_for, kept, message, read_form, validation_errors
 from app.web.sessions import CurrentUser, Db, PageNotFound, flash, login, logout
 from app.web.templating import redirect, render
 
@@ -134,8 +136,14 @@ def settings_page(request: Request, db: Db, user: CurrentUser) -> Response:
 
 
 async def _update(
-    request: Request, db: Db, user: User, data: ProfileUpdate, values: dict[str, str], done: str
+    request: Request, db: Db, user: User, fields: dict[str, Any], values: dict[str, str], done: str
 ) -> Response:
+    """Save the profile ``fields`` validated with the API's ``ProfileUpdate``."""
+    try:
+        data = ProfileUpdate.model_validate(fields)
+    except ValidationError as exc:
+        errors = validation_errors(request, user, exc, ProfileUpdate, fields=FIELDS)
+        return _page(request, db, user, form=kept(values), errors=errors, status=422)
     try:
         await run_in_threadpool(accounts.update_profile, db, user, data)
     except ServiceError as exc:
@@ -155,14 +163,14 @@ async def _update(
 @router.post("/profile")
 async def save_profile(request: Request, db: Db, user: CurrentUser) -> Response:
     values = await read_form(request)
-    data = ProfileUpdate(
-        email=values.get("email", ""),
-        phone=values.get("phone", ""),
-        timezone=values.get("timezone", user.timezone),
-        language=values.get("language", user.language),
-    )
+    fields = {
+        "email": values.get("email", ""),
+        "phone": values.get("phone", ""),
+        "timezone": values.get("timezone", user.timezone),
+        "language": values.get("language", user.language),
+    }
     old_email = user.email
-    response = await _update(request, db, user, data, values, N_("Profile saved."))
+    response = await _update(request, db, user, fields, values, N_("Profile saved."))
     if response.status_code == 303 and user.email != old_email:
         try:
             await run_in_threadpool(accounts.send_verification_email, get_settings(), user)
@@ -175,25 +183,25 @@ async def save_profile(request: Request, db: Db, user: CurrentUser) -> Response:
 @router.post("/push")
 async def save_push(request: Request, db: Db, user: CurrentUser) -> Response:
     values = await read_form(request)
-    data = ProfileUpdate(
-        push_mode=values.get("push_mode", user.push_mode),
-        digest_time=values.get("digest_time", user.digest_time),
-        quiet_start=values.get("quiet_start", ""),
-        quiet_end=values.get("quiet_end", ""),
-        email_enabled=bool(values.get("email_enabled")),
-        sms_enabled=bool(values.get("sms_enabled")),
-        webhook_enabled=bool(values.get("webhook_enabled")),
-        digest_when_empty=bool(values.get("digest_when_empty")),
-        webhook_batch=bool(values.get("webhook_batch")),
-    )
-    return await _update(request, db, user, data, values, N_("Push preferences saved."))
+    fields = {
+        "push_mode": values.get("push_mode", user.push_mode),
+        "digest_time": values.get("digest_time", user.digest_time),
+        "quiet_start": values.get("quiet_start", ""),
+        "quiet_end": values.get("quiet_end", ""),
+        "email_enabled": bool(values.get("email_enabled")),
+        "sms_enabled": bool(values.get("sms_enabled")),
+        "webhook_enabled": bool(values.get("webhook_enabled")),
+        "digest_when_empty": bool(values.get("digest_when_empty")),
+        "webhook_batch": bool(values.get("webhook_batch")),
+    }
+    return await _update(request, db, user, fields, values, N_("Push preferences saved."))
 
 
 @router.post("/webhook")
 async def save_webhook(request: Request, db: Db, user: CurrentUser) -> Response:
     values = await read_form(request)
-    data = ProfileUpdate(webhook_url=values.get("webhook_url", "").strip())
-    return await _update(request, db, user, data, values, N_("Webhook saved."))
+    fields = {"webhook_url": values.get("webhook_url", "").strip()}
+    return await _update(request, db, user, fields, values, N_("Webhook saved."))
 
 
 @router.post("/password")
@@ -332,11 +340,18 @@ def revoke_token(request: Request, db: Db, user: CurrentUser, token_id: int) -> 
 async def add_channel(request: Request, db: Db, user: CurrentUser) -> Response:
     """Add an Apprise push channel after the URL guard has checked where it sends."""
     values = await read_form(request)
-    data = PushChannelCreate(
-        name=values.get("channel_name", "")[:100],
-        url=values.get("channel_url", "")[:2048],
-        mode=values.get("channel_mode", "instant"),
-    )
+    fields = {
+        "name": values.get("channel_name", ""),
+        "url": values.get("channel_url", ""),
+        "mode": values.get("channel_mode", "instant"),
+    }
+    try:
+        data = PushChannelCreate.model_validate(fields)
+    except ValidationError as exc:
+        errors = validation_errors(
+            request, user, exc, PushChannelCreate, fields=FIELDS, aliases=CHANNEL_FIELDS
+        )
+        return _page(request, db, user, form=kept(values), errors=errors, status=422)
     try:
         await run_in_threadpool(push_channels.add_channel, db, get_settings(), user, data)
         db.commit()

@@ -2,19 +2,14 @@
 
 from __future__ import annotations
 
-import dataclasses
-import re
 import socket
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
 
 from crawler.fetch import FetchConfig
 from tests.crawler.server import TestWeb
-
-_SOURCE = re.compile(r"\s*<!--\s*(https?://\S+?)\s*-->")
 
 
 @pytest.fixture
@@ -67,13 +62,3 @@ def fake_dns(monkeypatch: pytest.MonkeyPatch) -> dict[str, str]:
 
     monkeypatch.setattr(socket, "getaddrinfo", getaddrinfo)
     return table
-
-
-def with_(config: FetchConfig, **changes: object) -> FetchConfig:
-    return dataclasses.replace(config, **changes)  # type: ignore[arg-type]
-
-
-def source_url(path: Path, text: str) -> str | None:
-    """The page's source URL from its first-line comment, if it has one."""
-    match = _SOURCE.match(text)
-    return match.group(1) if match else None

@@ -18,7 +18,7 @@ from crawler.errors import (
     UnsupportedContent,
 )
 from crawler.fetch import FetchConfig, Fetcher
-from tests.crawler.conftest import with_
+from tests.crawler.helpers import with_
 from tests.crawler.server import Reply, Seen, TestWeb
 
 HTML = (

@@ -10,7 +10,7 @@ import pytest
 
 from crawler.fetch import FetchConfig, Fetcher
 from crawler.parse import parse_html
-from tests.crawler.conftest import source_url
+from tests.crawler.helpers import source_url
 from tests.crawler.server import Reply, TestWeb
 
 LOCAL = "http://127.0.0.1:8000/"

@@ -6,7 +6,7 @@ import pytest
 
 from crawler.errors import RobotsDisallowed
 from crawler.fetch import FetchConfig, Fetcher
-from tests.crawler.conftest import with_
+from tests.crawler.helpers import with_
 from tests.crawler.server import Reply, TestWeb
 
 ROBOTS = b"""User-agent: *

@@ -74,3 +74,31 @@ def test_a_nul_in_a_login_or_reset_address_is_just_a_wrong_address(
     assert resp.status_code == 401, resp.text
     resp = client.post("/api/v1/auth/password-reset", json={"email": address})
     assert resp.status_code in (202, 422), resp.text
+
+
+@pytest.mark.parametrize(
+    "params",
+    [{"T": 20}, {"T": -1}, {"gamma": 1.5}, {"W": 0}, {"W": 5000}, {"a": 0.5}, {"D": 51}],
+    ids=["T-high", "T-low", "gamma", "W-low", "W-high", "a", "D"],
+)
+def test_strategy_parameters_out_of_range_are_422(
+    client: TestClient, params: dict[str, float]
+) -> None:
+    """The ranges the concern form offers hold for the API too (they used to be checked by the
+    form only); other parameter names stay free."""
+    auth = signup(client, "alice@example.com")
+    body = {"seed_url": "news.example.com", "keywords": "AI"}
+    resp = client.post("/api/v1/concerns", headers=auth, json={**body, "params": params})
+    assert resp.status_code == 422, resp.text
+    error = resp.json()["error"]
+    assert error["code"] == "validation_error"
+    assert error["details"]["errors"][0]["loc"] == ["body", "params"]
+    assert _count(client, auth) == 0
+    created = client.post(
+        "/api/v1/concerns", headers=auth, json={**body, "params": {"T": 0.6, "alpha": 0.85}}
+    )
+    assert created.status_code == 201, created.text
+    url = f"/api/v1/concerns/{created.json()['id']}"
+    resp = client.patch(url, headers=auth, json={"params": params})
+    assert resp.status_code == 422, resp.text
+    assert client.get(url, headers=auth).json()["params"] == {"T": 0.6, "alpha": 0.85}

@@ -309,3 +309,119 @@ def test_synonyms_on_the_form_and_strategy_under_advanced(alice_client, site_url
     assert bad.status_code == 422
     assert '<details class="advanced" id="advanced" open>' in bad.text
     assert "请输入 0 到 1 之间的数字。" in bad.text
+
+
+# One bad value each: the form field, what is typed, the same value in the API's body, and the
+# message next to the field in Chinese and in English.
+WHOLE_0_5 = ("请输入 0 到 5 之间的整数。", "Enter a whole number from 0 to 5.")
+LONG_URL = "https://news.example.com/" + "a" * 2030
+BAD_VALUES = [
+    ("seed_url", LONG_URL, {"seed_url": LONG_URL},
+     "最多只能输入 2048 个字符。", "Enter at most 2048 characters."),
+    ("priority", "9", {"priority": 9}, *WHOLE_0_5),
+    ("priority", "two", {"priority": "two"}, *WHOLE_0_5),
+    ("max_pages", "0", {"max_pages": 0},
+     "请输入 1 到 100000 之间的整数。", "Enter a whole number from 1 to 100000."),
+    ("param_T", "20", {"params": {"T": 20}},
+     "请输入 0 到 10 之间的数字。", "Enter a number from 0 to 10."),
+    ("param_W", "many", {"params": {"W": "many"}},
+     "请输入 1 到 1000 之间的数字。", "Enter a number from 1 to 1000."),
+    ("param_D", "nan", {"params": {"D": "nan"}},
+     "请输入 0 到 50 之间的数字。", "Enter a number from 0 to 50."),
+    ("strategy", "magic", {"strategy": "magic"},
+     "请从列表中选择策略。", "Choose a strategy from the list."),
+    ("scope", "galaxy", {"scope": "galaxy"},
+     "请选择抓取范围：仅此主机、整个域名或不限范围。", "Choose the scope: host, domain or any."),
+    ("sensitivity", "loud", {"sensitivity": "loud"},
+     "请选择精确、均衡或宽泛。", "Choose precise, balanced or broad."),
+    ("scorer", "oracle", {"scorer": "oracle"},
+     "请从列表中选择判断方式。", "Choose a scorer from the list."),
+]  # fmt: skip
+BAD_IDS = [f"{field}={typed[:10]}" for field, typed, *_ in BAD_VALUES]
+
+
+def _concern_form(seed: str, **changes: str) -> dict[str, str]:
+    form = {
+        "seed_url": seed,
+        "keywords": "足球",
+        "priority": "1",
+        "max_pages": "50",
+        "strategy": "adaptive",
+        "scope": "host",
+        "sensitivity": "balanced",
+        "scorer": "model",
+        "enabled": "1",
+    }
+    return {**form, **changes}
+
+
+def _next_to(text: str, field: str, expected: str) -> bool:
+    """The message is the field's own: after the field, before the next field."""
+    start = text.index(f'id="{field}"')
+    following = re.compile(rf'name="(?!{field}")').search(text, start)
+    end = following.start() if following else len(text)
+    return f'<div class="field-error">{expected}</div>' in text[start:end]
+
+
+@pytest.mark.parametrize(("field", "typed", "body", "zh", "en"), BAD_VALUES, ids=BAD_IDS)
+def test_a_bad_value_on_the_form_is_refused_in_the_users_language_and_by_the_api(
+    app, alice_client, db, alice, site_url, field, typed, body, zh, en
+):
+    from fastapi.testclient import TestClient
+
+    for language, expected in (("zh", zh), ("en", en)):
+        alice.language = language
+        db.add(alice)
+        db.commit()
+        form = _concern_form(site_url, **{field: typed})
+        response = post(alice_client, "/concerns/new", form, page="/concerns/new")
+        assert response.status_code == 422
+        assert _next_to(response.text, field, expected), response.text
+        assert f'value="{form["seed_url"]}"' in response.text  # what was typed is kept
+    assert db.exec(__import__("sqlmodel").select(Concern)).all() == []
+    # the API refuses the same value with its 422, and saves nothing either
+    with TestClient(app) as api:
+        api.post(
+            "/api/v1/auth/register", json={"email": "carol@example.com", "password": "long enough"}
+        )
+        token = api.post(
+            "/api/v1/auth/token", data={"username": "carol@example.com", "password": "long enough"}
+        ).json()["access_token"]
+        auth = {"Authorization": f"Bearer {token}"}
+        resp = api.post(
+            "/api/v1/concerns",
+            headers=auth,
+            json={"seed_url": site_url, "keywords": "足球", **body},
+        )
+        assert resp.status_code == 422, resp.text
+        assert resp.json()["error"]["code"] == "validation_error"
+    assert db.exec(__import__("sqlmodel").select(Concern)).all() == []
+
+
+@pytest.mark.parametrize(
+    ("field", "typed", "body", "zh", "en"), BAD_VALUES[1:], ids=BAD_IDS[1:]
+)  # (a new seed URL on the edit form is checked by the service, with its own message)
+def test_a_bad_value_on_the_edit_form_changes_nothing(
+    alice_client, db, alice, site_url, field, typed, body, zh, en
+):
+    concern = make_concern(db, alice, site_url, "足球", priority=1)
+    path = f"/concerns/{concern.id}/edit"
+    for language, expected in (("zh", zh), ("en", en)):
+        alice.language = language
+        db.add(alice)
+        db.commit()
+        form = _concern_form(site_url, keywords="篮球", **{field: typed})
+        response = post(alice_client, path, form, page=path)
+        assert response.status_code == 422
+        assert _next_to(response.text, field, expected), response.text
+    db.expire_all()
+    saved = db.get(Concern, concern.id)
+    assert saved is not None and saved.keywords == ["足球"] and saved.priority == 1
+
+
+def test_the_form_offers_the_parameters_the_model_checks():
+    from app.models import PARAM_RANGES
+    from app.web.concerns import PARAMS
+
+    assert [p.name for p in PARAMS] == list(PARAM_RANGES)
+    assert all(low <= p.default <= high for p in PARAMS for low, high in [PARAM_RANGES[p.name]])

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import re
 
+import pytest
+
 from tests.app.web.forms import post
 
 
@@ -256,3 +258,62 @@ def test_api_tokens_show_when_they_expire(alice_client, db, alice):
 
         local = phone.expires_at.astimezone(ZoneInfo("Asia/Shanghai"))
         assert by_name["iPhone"] == local.strftime("%Y-%m-%d %H:%M")
+
+
+# A value the API's model refuses, on each settings form: the form's path and fields, the
+# field the message goes next to, the longest text allowed, and the same value for the API.
+TOO_LONG = [
+    ("/settings/profile", {"timezone": "Asia/" + "x" * 60}, "timezone", 64,
+     ("PATCH", "/api/v1/me", {"timezone": "Asia/" + "x" * 60})),
+    ("/settings/profile", {"phone": "1" * 33}, "phone", 32,
+     ("PATCH", "/api/v1/me", {"phone": "1" * 33})),
+    ("/settings/webhook", {"webhook_url": "https://example.com/" + "a" * 2030}, "webhook_url", 2048,
+     ("PATCH", "/api/v1/me", {"webhook_url": "https://example.com/" + "a" * 2030})),
+    ("/settings/channels", {"channel_name": "群" * 101, "channel_url": "json://127.0.0.1/bot"},
+     "channel_name", 100,
+     ("POST", "/api/v1/me/channels", {"name": "群" * 101, "url": "json://127.0.0.1/bot"})),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("path", "fields", "field", "n", "api"), TOO_LONG, ids=[t[2] for t in TOO_LONG]
+)
+def test_a_value_the_api_refuses_is_explained_next_to_its_field(
+    app, alice_client, db, alice, path, fields, field, n, api
+):
+    from fastapi.testclient import TestClient
+    from sqlmodel import select
+
+    from app.models import PushChannel
+
+    profile = {"email": alice.email, "timezone": "Asia/Shanghai", "language": "zh"}
+    for language, expected in (
+        ("zh", f"最多只能输入 {n} 个字符。"),
+        ("en", f"Enter at most {n} characters."),
+    ):
+        alice.language = language
+        db.add(alice)
+        db.commit()
+        form = {**profile, **fields} if path == "/settings/profile" else fields
+        response = post(alice_client, path, {**form, "language": language}, page="/settings")
+        assert response.status_code == 422, response.text
+        start = response.text.index(f'id="{field}"')
+        end = response.text.find("</div>", response.text.find("field-error", start))
+        assert f'<div class="field-error">{expected}</div>' in response.text[start : end + 6]
+    db.refresh(alice)
+    assert (alice.timezone, alice.phone, alice.webhook_url) == ("Asia/Shanghai", None, None)
+    assert db.exec(select(PushChannel)).all() == []
+    method, api_path, body = api
+    with TestClient(app) as api_client:
+        api_client.post(
+            "/api/v1/auth/register", json={"email": "carol@example.com", "password": "long enough"}
+        )
+        token = api_client.post(
+            "/api/v1/auth/token", data={"username": "carol@example.com", "password": "long enough"}
+        ).json()["access_token"]
+        resp = api_client.request(
+            method, api_path, headers={"Authorization": f"Bearer {token}"}, json=body
+        )
+        assert resp.status_code == 422, resp.text
+        assert resp.json()["error"]["code"] == "validation_error"
+    assert db.exec(select(PushChannel)).all() == []
