@@ -13,7 +13,10 @@ from app.cli import cli
 from tests.crawler.server import serve_html
 
 TITLES = ("天气预报：本周末全市晴转多云", "足球 中超 战报：国安客场二比一取胜")
-BODY = "记者从现场获悉，本场比赛观众超过三万人，双方上半场均有多次射门机会。"
+BODY = (
+    "记者从现场获悉，本场比赛观众超过三万人，双方上半场均有多次射门机会。"
+    "赛后双方主教练都表示，这场比赛的结果对本赛季接下来的走势非常重要。"
+)
 PAGES = {
     "/": "<html><head><title>体育首页</title>"
     '<meta name="keywords" content="足球,体育"></head><body>'
