@@ -25,9 +25,9 @@ def make_account(
 ) -> User:
     """An account as sign-up makes it (unverified, real password hash), with ``fields`` set;
     committed."""
-    from app.services import accounts
+    from app.services import auth
 
-    user = accounts.register_user(session, email=email, password=password)
+    user = auth.register_user(session, email=email, password=password)
     if fields:
         for key, value in fields.items():
             setattr(user, key, value)

@@ -27,7 +27,7 @@ from app.models import (
     WebSession,
     utcnow,
 )
-from app.services import accounts
+from app.services import auth
 from app.services.errors import NotFound
 
 logger = logging.getLogger(__name__)
@@ -76,7 +76,7 @@ def export_user(session: Session, user: User) -> dict[str, Any]:
 def delete_account(session: Session, user: User, *, password: str, ip: str | None) -> None:
     """Delete the account and every row of it after checking the password (throttled like a
     login). Commits."""
-    accounts.check_current_password(session, user, password, ip=ip)
+    auth.check_current_password(session, user, password, ip=ip)
     erase(session, user)
 
 
@@ -104,12 +104,12 @@ def list_users(session: Session) -> list[User]:
 
 def set_active(session: Session, email: str, *, active: bool) -> User:
     """Disable (no login, no token, no push) or enable an account. Commits."""
-    user = session.exec(select(User).where(User.email == accounts.normalize_email(email))).first()
+    user = session.exec(select(User).where(User.email == auth.normalize_email(email))).first()
     if user is None:
         raise NotFound("No user %(email)s.", params={"email": email})
     user.is_active = active
     session.add(user)
     if not active:
-        accounts.revoke_everything(session, user)
+        auth.revoke_everything(session, user)
     session.commit()
     return user

@@ -17,7 +17,7 @@ from app.api.schemas import (
     WebhookSecret,
 )
 from app.models import ProfileUpdate, UserPublic
-from app.services import account_data, accounts, delivery
+from app.services import account_data, auth, delivery, profile, verification
 
 router = APIRouter(prefix="/me", tags=["me"], responses=responses(401, 422))
 
@@ -55,7 +55,7 @@ def update_me(
     session: SessionDep,
     body: ProfileUpdate = Body(openapi_examples=_PROFILE_EXAMPLES),  # type: ignore[arg-type]
 ) -> UserPublic:
-    return UserPublic.model_validate(accounts.update_profile(session, user, body))
+    return UserPublic.model_validate(profile.update_profile(session, user, body))
 
 
 @router.get("/export", summary="Everything stored for the caller, as JSON")
@@ -87,7 +87,7 @@ def delete_me(
     summary="Text a code to the profile's phone number (SMS pushes need a verified number)",
 )
 def send_phone_code(user: CurrentUser, session: SessionDep, settings: SettingsDep) -> Accepted:
-    accounts.send_phone_code(session, settings, user)
+    verification.send_phone_code(session, settings, user)
     return Accepted(message="A code is on its way to the phone number of the profile.")
 
 
@@ -95,7 +95,7 @@ def send_phone_code(user: CurrentUser, session: SessionDep, settings: SettingsDe
 def confirm_phone(
     body: PhoneConfirm, user: CurrentUser, session: SessionDep, settings: SettingsDep
 ) -> UserPublic:
-    return UserPublic.model_validate(accounts.confirm_phone(session, settings, user, body.code))
+    return UserPublic.model_validate(verification.confirm_phone(session, settings, user, body.code))
 
 
 @router.post(
@@ -103,7 +103,7 @@ def confirm_phone(
     summary="Rotate the webhook signing secret (returned once)",
 )
 def rotate_webhook_secret(user: CurrentUser, session: SessionDep) -> WebhookSecret:
-    return WebhookSecret(secret=accounts.rotate_webhook_secret(session, user))
+    return WebhookSecret(secret=profile.rotate_webhook_secret(session, user))
 
 
 @router.post(
@@ -115,7 +115,7 @@ def rotate_webhook_secret(user: CurrentUser, session: SessionDep) -> WebhookSecr
 def change_password(
     body: PasswordChange, request: Request, user: CurrentUser, session: SessionDep
 ) -> None:
-    accounts.change_password(
+    auth.change_password(
         session,
         user,
         current_password=body.current_password,
