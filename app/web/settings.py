@@ -29,7 +29,7 @@ from app.services import (
     account_data,
     auth,
     concerns,
-    delivery,
+    delivery_actions,
     feed,
     password_reset,
     profile,
@@ -301,7 +301,9 @@ async def test_channel(request: Request, db: Db, user: CurrentUser, channel: str
     """Send a test message to the profile's address for one channel, now."""
     if channel not in CHANNELS:
         raise PageNotFound
-    result = await run_in_threadpool(delivery.send_channel_test, db, get_settings(), user, channel)
+    result = await run_in_threadpool(
+        delivery_actions.send_channel_test, db, get_settings(), user, channel
+    )
     if result.ok:
         flash(request, "Test message sent.", "success")
     else:

@@ -24,7 +24,7 @@ from app.api.schemas import (
 )
 from app.core.db import get_engine
 from app.models import DeliveryPublic, MatchPublic
-from app.services import delivery, feedback, matches
+from app.services import delivery_actions, feedback, matches
 
 router = APIRouter(prefix="/matches", tags=["matches"], responses=responses(401, 422))
 
@@ -152,7 +152,7 @@ DeliveryId = Annotated[int, Path(ge=1, le=MAX_ID, description="Delivery id")]
 def list_deliveries(
     match: OwnedMatch, user: CurrentUser, session: SessionDep
 ) -> list[DeliveryPublic]:
-    rows = delivery.match_deliveries(session, user, _id(match))
+    rows = delivery_actions.match_deliveries(session, user, _id(match))
     return [DeliveryPublic.model_validate(row, from_attributes=True) for row in rows]
 
 
@@ -165,5 +165,5 @@ def list_deliveries(
 def resend_delivery(
     match: OwnedMatch, delivery_id: DeliveryId, user: CurrentUser, session: SessionDep
 ) -> DeliveryPublic:
-    copy = delivery.resend_for_match(session, user, _id(match), delivery_id)
+    copy = delivery_actions.resend_for_match(session, user, _id(match), delivery_id)
     return DeliveryPublic.model_validate(copy, from_attributes=True)

@@ -17,7 +17,7 @@ from app.api.schemas import (
     WebhookSecret,
 )
 from app.models import ProfileUpdate, UserPublic
-from app.services import account_data, auth, delivery, profile, verification
+from app.services import account_data, auth, delivery_actions, profile, verification
 
 router = APIRouter(prefix="/me", tags=["me"], responses=responses(401, 422))
 
@@ -135,5 +135,5 @@ def send_test_message(
     session: SessionDep,
     settings: SettingsDep,
 ) -> ChannelTestResult:
-    result = delivery.send_channel_test(session, settings, user, channel)
+    result = delivery_actions.send_channel_test(session, settings, user, channel)
     return ChannelTestResult(ok=result.ok, error=None if result.ok else result.error)
