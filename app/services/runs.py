@@ -11,12 +11,14 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from pydantic import BaseModel
+from sqlalchemy import delete
 from sqlmodel import Session, col, func, select
 
 from app.models import Concern, CrawlRun, Match, User, utcnow
 from app.services.concerns import get_concern
 
 MAX_RUNS = 200
+RUN_HISTORY_DAYS = 90
 
 
 class HarvestPoint(BaseModel):
@@ -166,3 +168,10 @@ def count_runs(session: Session, user: User, concern_id: int) -> int:
         return 0
     stmt = select(func.count()).select_from(CrawlRun).where(CrawlRun.site_id == concern.site_id)
     return int(session.exec(stmt).one())
+
+
+def drop_old_runs(session: Session, days: int = RUN_HISTORY_DAYS) -> int:
+    """Delete the run history older than ``days``; returns how many (the caller commits)."""
+    table = CrawlRun.__table__  # type: ignore[attr-defined]
+    result = session.exec(delete(table).where(table.c.started_at < utcnow() - timedelta(days=days)))
+    return int(result.rowcount)
