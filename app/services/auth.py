@@ -13,7 +13,6 @@ from sqlalchemy import delete, update
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, col, select
 
-from app import crud
 from app.core.config import Settings, get_settings
 from app.core.security import hash_password, needs_rehash, verify_password
 from app.models import ApiToken, User, WebSession, utcnow
@@ -33,7 +32,8 @@ _DUMMY_HASH = hash_password("timing-equaliser-not-a-password")
 
 
 def clean_email(email: str) -> str:
-    """The normalised address (``crud.normalize_email``), or Invalid with the reason."""
+    """The one stored form of an address (email-validator's normalisation, lowercased), the
+    same everywhere: sign-up, login, the CLI, profile changes; Invalid with the reason."""
     try:
         info = validate_email((email or "").strip(), check_deliverability=False)
     except EmailNotValidError as exc:
@@ -42,7 +42,7 @@ def clean_email(email: str) -> str:
             code="invalid_email",
             details={"field": "email", "reason": str(exc)},
         ) from exc
-    return crud.normalize_email(info.normalized)
+    return info.normalized.lower()
 
 
 def normalize_email(email: str) -> str:
@@ -54,6 +54,11 @@ def normalize_email(email: str) -> str:
         # no NUL or lone surrogate reaches a query (PostgreSQL refuses NUL in text)
         text = (email or "").replace("\x00", "").encode("utf-8", "replace").decode()
         return text.strip().lower()
+
+
+def get_user_by_email(session: Session, *, email: str) -> User | None:
+    """The account with this address (in any spelling ``normalize_email`` maps to it)."""
+    return session.exec(select(User).where(User.email == normalize_email(email))).first()
 
 
 def check_password(password: str) -> None:
@@ -89,23 +94,30 @@ def register_user(
     password: str,
     language: str | None = None,
     ip: str | None = None,
+    verified: bool = False,
 ) -> User:
-    """Create an unverified account; Conflict when the address is taken. A sign-up from
-    the web or the API (``ip`` given) counts against the "register_ip" limit."""
+    """Create an account, unverified unless ``verified`` (the administrator's ``timelypush
+    user create``); Conflict when the address is taken. A sign-up from the web or the API
+    (``ip`` given) counts against the "register_ip" limit."""
     email = clean_email(email)
     check_password(password)
     if language is not None and language not in LANGUAGES:
         raise Invalid("Choose Chinese (zh) or English (en).", details={"field": "language"})
     if ip is not None:
         throttle.hit(session, get_settings(), "register_ip", ip)
-    if crud.get_user_by_email(session, email=email) is not None:
+    if get_user_by_email(session, email=email) is not None:
         raise Conflict(
             "An account for %(email)s already exists.",
             code="email_taken",
             details={"field": "email"},
             params={"email": email},
         )
-    user = User(email=email, password_hash=hash_password(password), language=language or "zh")
+    user = User(
+        email=email,
+        password_hash=hash_password(password),
+        language=language or "zh",
+        email_verified_at=utcnow() if verified else None,
+    )
     session.add(user)
     try:
         session.commit()

@@ -13,9 +13,8 @@ from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session
 
 from app.core.config import get_settings
-from app.crud import get_user_by_email
 from app.models import PUSH_MODES, ProfileUpdate, User
-from app.services.auth import LANGUAGES, clean_email
+from app.services.auth import LANGUAGES, clean_email, get_user_by_email
 from app.services.errors import Conflict, Invalid
 from app.services.urlcheck import guard, normalize_url, run_sync
 from push import new_secret

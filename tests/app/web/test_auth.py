@@ -48,11 +48,11 @@ def test_register_logs_in_and_sends_a_verification_link(client, db):
     assert "new@example.com" in page.text
     assert "验证链接已发送到 new@example.com" in page.text
 
-    from app import crud
     from app.core.config import get_settings
+    from app.services.auth import get_user_by_email
     from app.services.verification import make_email_verification_token
 
-    user = crud.get_user_by_email(db, email="new@example.com")
+    user = get_user_by_email(db, email="new@example.com")
     token = make_email_verification_token(get_settings(), user)
     verified = client.get(f"/verify-email?token={token}")
     assert verified.status_code == 200 and "邮箱已验证" in verified.text
