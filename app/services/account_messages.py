@@ -99,7 +99,7 @@ def take_code(
     if not hmac.compare_digest(row.code_hash, _code_hash(settings, user_id, code.strip())):
         row.attempts += 1
         session.add(row)
-        session.commit()
+        session.commit()  # the wrong try counts although the caller fails and rolls back
         return None
     row.used_at = utcnow()
     session.add(row)

@@ -1,7 +1,7 @@
 """Sign-up, login and passwords: the stored form of an email address, registration, login
 with throttling, checking and changing the password, and ending every session of a user.
 
-Every function that changes data commits.
+The functions flush; the caller (a request, a command) commits.
 """
 
 from __future__ import annotations
@@ -120,7 +120,7 @@ def register_user(
     )
     session.add(user)
     try:
-        session.commit()
+        session.flush()
     except IntegrityError as exc:
         session.rollback()
         raise Conflict(
@@ -152,7 +152,7 @@ def authenticate(session: Session, *, email: str, password: str, ip: str | None)
     if needs_rehash(user.password_hash):
         user.password_hash = hash_password(password)
         session.add(user)
-    session.commit()
+    session.flush()
     return user
 
 
@@ -201,7 +201,7 @@ def change_password(
     check_password(new_password)
     check_current_password(session, user, current_password, ip=ip)
     set_password(session, user, new_password)
-    session.commit()
+    session.flush()
 
 
 def set_password(session: Session, user: User, new_password: str) -> None:

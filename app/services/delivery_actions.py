@@ -78,7 +78,7 @@ def resend_for_match(session: Session, user: User, match_id: int, delivery_id: i
         raise NotFound("No such delivery.", code="delivery_not_found")
     throttle.hit(session, get_settings(), "resend", user.id)
     copy = resend(session, user, delivery_id)
-    session.commit()
+    session.commit()  # before the wake: the sender must find the new row
     outbox_wake.wake()
     return copy
 
@@ -104,7 +104,7 @@ def send_channel_test(
     secret = None
     if channel == DeliveryChannel.WEBHOOK:
         secret = webhook_secret(session, user)
-        session.commit()
+        session.commit()  # kept before the signed test goes out: the receiver checks with it
     return send_test_message(settings, channel, target, secret=secret, lang=user.language)
 
 

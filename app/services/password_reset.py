@@ -3,7 +3,7 @@ provider is configured.
 
 Links point at the web page ``RESET_PATH`` with ``#token=…`` (the page's script moves the
 fragment into its form, so the reset token reaches no access log). Every function that
-changes data commits.
+changes data flushes; the caller commits.
 """
 
 from __future__ import annotations
@@ -96,7 +96,7 @@ def reset_password(session: Session, settings: Settings, *, token: str, new_pass
         raise Invalid("This reset link is invalid, expired or already used.", code="invalid_token")
     check_password(new_password)
     set_password(session, user, new_password)
-    session.commit()
+    session.flush()
     return user
 
 
@@ -124,7 +124,7 @@ def request_sms_reset(
         return
     throttle.hit(session, settings, "sms_reset", user.id)
     code = account_messages.new_code(session, settings, user.id, "reset")
-    session.commit()
+    session.commit()  # stored before it is texted: a code that arrives must work
     minutes = int(SMS_CODE_TTL.total_seconds() // 60)
     text = translate(
         language(user.language),
@@ -151,5 +151,5 @@ def reset_password_with_code(
     row.used_at = utcnow()
     session.add(row)
     set_password(session, user, new_password)
-    session.commit()
+    session.flush()
     return user

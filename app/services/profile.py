@@ -1,7 +1,7 @@
 """A user's profile: address, language, time zone, push times and channels (phone, webhook),
 and the webhook signing secret.
 
-Every function that changes data commits.
+The functions flush; the caller commits.
 """
 
 from __future__ import annotations
@@ -44,7 +44,7 @@ def update_profile(session: Session, user: User, data: ProfileUpdate) -> User:
         raise Invalid("Add a webhook URL to enable webhooks.", details={"field": "webhook_url"})
     session.add(user)
     try:
-        session.commit()
+        session.flush()
     except IntegrityError as exc:
         session.rollback()
         raise Conflict("That email address is taken.", code="email_taken") from exc
@@ -136,7 +136,7 @@ def rotate_webhook_secret(session: Session, user: User) -> str:
     secret = new_secret()  # the Standard Webhooks form the webhook channel signs with
     user.webhook_secret = secret
     session.add(user)
-    session.commit()
+    session.flush()
     return secret
 
 

@@ -1,6 +1,6 @@
 """Per-device API tokens: issue, list, refresh, revoke, and the user a bearer token names.
 
-Every function that changes data commits.
+The functions flush; the caller commits.
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ def issue_token(session: Session, user: User, *, name: str) -> tuple[str, ApiTok
         expires_at=utcnow() + timedelta(days=get_settings().api_token_days),
     )
     session.add(row)
-    session.commit()
+    session.flush()
     session.refresh(row)
     return plaintext, row
 
@@ -57,22 +57,30 @@ def get_token(session: Session, user: User, token_id: int) -> ApiToken:
 def refresh_token(session: Session, user: User, token_id: int) -> ApiToken:
     """Give one of the user's tokens a full lifetime again from now (it must still work:
     an expired token is dead, its device logs in again)."""
-    row = get_token(session, user, token_id)
+    return extend(session, get_token(session, user, token_id))
+
+
+def extend(session: Session, row: ApiToken) -> ApiToken:
+    """``refresh_token`` for a token the caller loaded as the user's (``get_token``)."""
     now = utcnow()
     if row.expires_at is not None and row.expires_at <= now:
         raise NotFound("No such token.", code="token_not_found")
     row.expires_at = now + timedelta(days=get_settings().api_token_days)
     session.add(row)
-    session.commit()
+    session.flush()
     return row
 
 
 def revoke_token(session: Session, user: User, token_id: int) -> ApiToken:
     """Revoke one of the user's tokens; NotFound for other users' or revoked tokens."""
-    row = get_token(session, user, token_id)
+    return revoke(session, get_token(session, user, token_id))
+
+
+def revoke(session: Session, row: ApiToken) -> ApiToken:
+    """Revoke a token the caller loaded as the user's (``get_token``)."""
     row.revoked_at = utcnow()
     session.add(row)
-    session.commit()
+    session.flush()
     return row
 
 
@@ -96,5 +104,5 @@ def user_for_token(session: Session, token: str) -> User | None:
     if row.last_used_at is None or now - row.last_used_at >= TOKEN_TOUCH_INTERVAL:
         row.last_used_at = now
         session.add(row)
-        session.commit()
+        session.flush()
     return user

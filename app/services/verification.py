@@ -1,7 +1,7 @@
 """Proving an address is the user's: the emailed verification link and the texted phone code.
 
 Links in emails point at the web page ``VERIFY_PATH`` with ``?token=…``. Every function that
-changes data commits.
+changes data flushes; the caller commits.
 """
 
 from __future__ import annotations
@@ -38,7 +38,7 @@ def verify_email(session: Session, settings: Settings, token: str) -> User:
     if user.email_verified_at is None:
         user.email_verified_at = utcnow()
         session.add(user)
-        session.commit()
+        session.flush()
     return user
 
 
@@ -71,7 +71,7 @@ def send_phone_code(session: Session, settings: Settings, user: User) -> None:
     assert user.id is not None
     throttle.hit(session, settings, "phone_code", user.id)
     code = account_messages.new_code(session, settings, user.id, "phone")
-    session.commit()
+    session.commit()  # stored before it is texted: a code that arrives must work
     minutes = int(SMS_CODE_TTL.total_seconds() // 60)
     text = translate(
         language(user.language),
@@ -94,5 +94,5 @@ def confirm_phone(session: Session, settings: Settings, user: User, code: str) -
         )
     user.phone_verified_at = utcnow()
     session.add(user)
-    session.commit()
+    session.flush()
     return user

@@ -57,6 +57,7 @@ def register(
         language=body.language,
         ip=_ip(request) or "",
     )
+    session.commit()
     response.headers["Location"] = "/api/v1/me"  # the new account, once logged in
     try:
         verification.send_verification_email(settings, user)
@@ -115,6 +116,7 @@ def token(
     ip = request.client.host if request.client else None
     user = auth.authenticate(session, email=form.username, password=form.password, ip=ip)
     plaintext, row = tokens.issue_token(session, user, name=form.device_name)
+    session.commit()
     assert row.id is not None
     return TokenResponse(
         access_token=plaintext, token_id=row.id, name=row.name, expires_at=row.expires_at
@@ -145,9 +147,10 @@ def get_token(token: OwnedToken) -> ApiTokenPublic:
     responses=responses(401, 404),
     summary="Extend a token's lifetime (TIMELYPUSH_API_TOKEN_DAYS from now)",
 )
-def refresh_token(token: OwnedToken, user: CurrentUser, session: SessionDep) -> ApiTokenPublic:
-    assert token.id is not None
-    return ApiTokenPublic.model_validate(tokens.refresh_token(session, user, token.id))
+def refresh_token(token: OwnedToken, session: SessionDep) -> ApiTokenPublic:
+    row = tokens.extend(session, token)
+    session.commit()
+    return ApiTokenPublic.model_validate(row)
 
 
 @router.delete(
@@ -156,14 +159,16 @@ def refresh_token(token: OwnedToken, user: CurrentUser, session: SessionDep) -> 
     responses=responses(401, 404),
     summary="Revoke a token (log a device out)",
 )
-def revoke_token(token: OwnedToken, user: CurrentUser, session: SessionDep) -> None:
-    assert token.id is not None
-    tokens.revoke_token(session, user, token.id)
+def revoke_token(token: OwnedToken, session: SessionDep) -> None:
+    tokens.revoke(session, token)
+    session.commit()
 
 
 @router.post("/verify", summary="Confirm the email address with the emailed token")
 def verify(body: VerifyRequest, session: SessionDep, settings: SettingsDep) -> UserPublic:
-    return UserPublic.model_validate(verification.verify_email(session, settings, body.token))
+    user = verification.verify_email(session, settings, body.token)
+    session.commit()
+    return UserPublic.model_validate(user)
 
 
 @router.post(
@@ -195,6 +200,7 @@ def confirm_reset(body: ResetConfirm, session: SessionDep, settings: SettingsDep
     user = password_reset.reset_password(
         session, settings, token=body.token, new_password=body.new_password
     )
+    session.commit()
     return UserPublic.model_validate(user)
 
 
@@ -218,4 +224,5 @@ def confirm_sms_reset(
     user = password_reset.reset_password_with_code(
         session, settings, email=body.email, code=body.code, new_password=body.new_password
     )
+    session.commit()
     return UserPublic.model_validate(user)

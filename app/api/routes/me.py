@@ -55,7 +55,9 @@ def update_me(
     session: SessionDep,
     body: ProfileUpdate = Body(openapi_examples=_PROFILE_EXAMPLES),  # type: ignore[arg-type]
 ) -> UserPublic:
-    return UserPublic.model_validate(profile.update_profile(session, user, body))
+    updated = profile.update_profile(session, user, body)
+    session.commit()
+    return UserPublic.model_validate(updated)
 
 
 @router.get("/export", summary="Everything stored for the caller, as JSON")
@@ -78,6 +80,7 @@ def delete_me(
         password=body.password,
         ip=request.client.host if request.client else None,
     )
+    session.commit()
 
 
 @router.post(
@@ -95,7 +98,9 @@ def send_phone_code(user: CurrentUser, session: SessionDep, settings: SettingsDe
 def confirm_phone(
     body: PhoneConfirm, user: CurrentUser, session: SessionDep, settings: SettingsDep
 ) -> UserPublic:
-    return UserPublic.model_validate(verification.confirm_phone(session, settings, user, body.code))
+    confirmed = verification.confirm_phone(session, settings, user, body.code)
+    session.commit()
+    return UserPublic.model_validate(confirmed)
 
 
 @router.post(
@@ -103,7 +108,9 @@ def confirm_phone(
     summary="Rotate the webhook signing secret (returned once)",
 )
 def rotate_webhook_secret(user: CurrentUser, session: SessionDep) -> WebhookSecret:
-    return WebhookSecret(secret=profile.rotate_webhook_secret(session, user))
+    secret = profile.rotate_webhook_secret(session, user)
+    session.commit()
+    return WebhookSecret(secret=secret)
 
 
 @router.post(
@@ -122,6 +129,7 @@ def change_password(
         new_password=body.new_password,
         ip=request.client.host if request.client else None,
     )
+    session.commit()
 
 
 @router.post(

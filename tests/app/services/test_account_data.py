@@ -77,6 +77,7 @@ def test_export_then_delete_removes_every_row_of_the_user(
     bob = make_account(session, "bob@example.com")
     _everything(session, alice, "news.example.com")
     _everything(session, bob, "news.example.com")  # the same, shared site
+    session.commit()
     assert alice.id is not None and bob.id is not None
 
     data = account_data.export_user(session, alice)
@@ -101,6 +102,7 @@ def test_export_then_delete_removes_every_row_of_the_user(
 def test_cli_lists_and_disables_users(session: Session) -> None:
     alice = make_account(session)
     tokens.issue_token(session, alice, name="phone")
+    session.commit()
     listed = CliRunner().invoke(cli, ["user", "list"])
     assert listed.exit_code == 0 and "alice@example.com" in listed.output
     disabled = CliRunner().invoke(cli, ["user", "disable", "Alice@Example.com"])

@@ -111,6 +111,7 @@ def test_password_reset_link_is_single_use(session: Session, outbox: list) -> No
     password_reset.request_password_reset(session, settings, email="alice@example.com")
     token = _token_from(outbox[0]["text"])
     password_reset.reset_password(session, settings, token=token, new_password="brand new pass")
+    session.commit()
     assert auth.authenticate(
         session, email="alice@example.com", password="brand new pass", ip="1.1.1.1"
     )
@@ -130,11 +131,13 @@ def _verify_phone(session: Session, user: object) -> None:
         account_messages.send_sms = original  # type: ignore[assignment]
     code = re.search(r"\d{6}", sent[-1]).group(0)  # type: ignore[union-attr]
     verification.confirm_phone(session, settings, user, code)  # type: ignore[arg-type]
+    session.commit()
 
 
 def test_sms_reset_goes_only_to_a_verified_phone(session: Session, outbox: list) -> None:
     user = make_account(session)
     profile.update_profile(session, user, ProfileUpdate(phone="+8613800138000"))
+    session.commit()
     password_reset.request_sms_reset(session, get_settings(), email="alice@example.com")
     assert outbox == []  # the number was never confirmed
     _verify_phone(session, user)
@@ -148,6 +151,7 @@ def test_sms_reset_goes_only_to_a_verified_phone(session: Session, outbox: list)
 def test_sms_reset_code_is_hashed_limited_and_single_use(session: Session, outbox: list) -> None:
     user = make_account(session)
     profile.update_profile(session, user, ProfileUpdate(phone="+86 138 0013 8000"))
+    session.commit()
     _verify_phone(session, user)
     settings = get_settings()
     password_reset.request_sms_reset(session, settings, email="alice@example.com")
@@ -167,6 +171,7 @@ def test_sms_reset_code_is_hashed_limited_and_single_use(session: Session, outbo
     password_reset.reset_password_with_code(
         session, settings, email="alice@example.com", code=code, new_password="new password"
     )
+    session.commit()
     with pytest.raises(Invalid):
         password_reset.reset_password_with_code(
             session, settings, email="alice@example.com", code=code, new_password="again again"
@@ -176,6 +181,7 @@ def test_sms_reset_code_is_hashed_limited_and_single_use(session: Session, outbo
 def test_sms_code_stops_after_too_many_wrong_attempts(session: Session, outbox: list) -> None:
     user = make_account(session)
     profile.update_profile(session, user, ProfileUpdate(phone="+8613800138000"))
+    session.commit()
     _verify_phone(session, user)
     settings = get_settings()
     password_reset.request_sms_reset(session, settings, email="alice@example.com")
@@ -251,6 +257,7 @@ def test_change_password(session: Session) -> None:
             session, user, current_password="wrong pass", new_password="new password"
         )
     auth.change_password(session, user, current_password=PASSWORD, new_password="new password")
+    session.commit()
     assert auth.authenticate(session, email="alice@example.com", password="new password", ip=None)
 
 

@@ -299,6 +299,7 @@ def test_password_change_ends_other_browsers_and_api_tokens(app, db, alice):
     log_in(here, alice.email)
     log_in(there, alice.email)
     plaintext, _ = tokens.issue_token(db, alice, name="phone")
+    db.commit()
     api = {"Authorization": f"Bearer {plaintext}"}
     assert here.get("/api/v1/me", headers=api).status_code == 200
     changed = post(

@@ -134,6 +134,7 @@ def test_api_tokens_listed_and_revoked(alice_client, bob_client, db, alice, bob)
 
     _, mine = tokens.issue_token(db, alice, name="iPhone")
     _, theirs = tokens.issue_token(db, bob, name="Pixel")
+    db.commit()
     page = alice_client.get("/settings")
     assert "iPhone" in page.text and "Pixel" not in page.text
     assert (
