@@ -12,61 +12,20 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from datetime import timedelta
 from typing import Any
 
-from sqlalchemy import delete, exists, or_, update
-from sqlmodel import Session, col, select
+from sqlmodel import Session
 
 from app.core.config import get_settings
 from app.core.db import get_engine
-from app.models import Concern, CrawlRun, Site, utcnow
-from app.services import crawling, recovery
+from app.services import crawling, locks, recovery, runs, sites
 
 logger = logging.getLogger(__name__)
-
-RUN_HISTORY_DAYS = 90
 
 
 def crawl_site(site_id: int) -> dict[str, Any]:
     """Visit one site (skipped when another worker holds its lock)."""
     return crawling.crawl_site(site_id)
-
-
-def due_site_ids(session: Session, limit: int = 100) -> list[int]:
-    """Sites with an enabled concern whose next visit is due (or never set), not locked."""
-    now = utcnow()
-    has_concern = exists().where(
-        col(Concern.site_id) == col(Site.id), col(Concern.enabled).is_(True)
-    )
-    due = col(Site.next_visit_at)
-    locked = col(Site.locked_until)
-    stmt = (
-        select(col(Site.id))
-        .where(has_concern, or_(due.is_(None), due <= now), or_(locked.is_(None), locked < now))
-        .order_by(due)
-        .limit(limit)
-    )
-    return [int(i) for i in session.exec(stmt) if i is not None]
-
-
-def _lease(session: Session, site_id: int, seconds: float) -> bool:
-    """Push the site's next visit out by ``seconds`` unless someone else already did.
-
-    A compare-and-set, so two schedulers never hand out the same visit; if the crawl never
-    happens (queue lost, worker killed) the site is due again when the lease runs out.
-    """
-    now = utcnow()
-    table = Site.__table__  # type: ignore[attr-defined]
-    stmt = (
-        update(table)
-        .where(
-            table.c.id == site_id,
-            or_(table.c.next_visit_at.is_(None), table.c.next_visit_at <= now),
-        )
-        .values(next_visit_at=now + timedelta(seconds=seconds))
-    )
-    return session.exec(stmt).rowcount == 1
 
 
 def recover_interrupted() -> list[int]:
@@ -82,10 +41,10 @@ def run_due_crawls(enqueue: Callable[[int], Any] | None = None, *, limit: int = 
     settings = get_settings()
     recover_interrupted()
     with Session(get_engine()) as session:
-        ids = due_site_ids(session, limit)
+        ids = sites.due_site_ids(session, limit)
         leased = []
         for site_id in ids:
-            if _lease(session, site_id, settings.crawl_lock_seconds):
+            if sites.lease_visit(session, site_id, settings.crawl_lock_seconds):
                 leased.append(site_id)
         session.commit()
     for site_id in leased:
@@ -115,18 +74,9 @@ def send_due_digests() -> int:
 def cleanup() -> dict[str, int]:
     """Free expired locks, close runs whose worker died, drop old run history."""
     settings = get_settings()
-    now = utcnow()
-    runs = CrawlRun.__table__  # type: ignore[attr-defined]
-    sites = Site.__table__  # type: ignore[attr-defined]
     interrupted = len(recovery.recover_interrupted(get_engine(), settings.redis_url))
     with Session(get_engine()) as session:
-        freed = session.exec(
-            update(sites)
-            .where(sites.c.locked_until < now)
-            .values(locked_until=None, locked_by=None)
-        ).rowcount
-        dropped = session.exec(
-            delete(runs).where(runs.c.started_at < now - timedelta(days=RUN_HISTORY_DAYS))
-        ).rowcount
+        freed = locks.free_expired_locks(session)
+        dropped = runs.drop_old_runs(session)
         session.commit()
     return {"locks_freed": freed, "runs_interrupted": interrupted, "runs_dropped": dropped}

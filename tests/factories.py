@@ -25,9 +25,10 @@ def make_account(
 ) -> User:
     """An account as sign-up makes it (unverified, real password hash), with ``fields`` set;
     committed."""
-    from app.services import accounts
+    from app.services import auth
 
-    user = accounts.register_user(session, email=email, password=password)
+    user = auth.register_user(session, email=email, password=password)
+    session.commit()
     if fields:
         for key, value in fields.items():
             setattr(user, key, value)
@@ -110,11 +111,14 @@ def make_concern(
     keywords: str = "足球, 中超",
     **fields: Any,
 ) -> Concern:
-    """A concern made through the concern service (its site too), without probing the seed."""
+    """A concern made through the concern service (its site too), without probing the seed;
+    committed."""
     from app.services import concerns
 
     data = ConcernCreate(seed_url=seed, keywords=keywords, **fields)
-    return concerns.create_concern(db, user, data, probe=False)
+    concern = concerns.create_concern(db, user, data, probe=False)
+    db.commit()
+    return concern
 
 
 def make_match(

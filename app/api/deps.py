@@ -17,7 +17,7 @@ from app.core.config import Settings, get_settings
 from app.core.db import get_engine
 from app.core.security import hash_token
 from app.models import ApiToken, Concern, Match, User
-from app.services import accounts, concerns, matches
+from app.services import concerns, matches, tokens
 from app.services.errors import Unauthorized
 
 MAX_ID = 2**31 - 1
@@ -48,7 +48,7 @@ def _invalid_token() -> Unauthorized:
 
 
 def current_user(request: Request, session: SessionDep, token: Token) -> User:
-    user = accounts.user_for_token(session, token or "")
+    user = tokens.user_for_token(session, token or "")
     if user is None:
         raise _invalid_token()
     request.state.user_language = user.language  # error messages in the user's language
@@ -60,11 +60,11 @@ def current_user(request: Request, session: SessionDep, token: Token) -> User:
 
 
 def _check_token(token: str) -> int | None:
-    """The token's user id after the full check (``accounts.user_for_token``), remembered
+    """The token's user id after the full check (``tokens.user_for_token``), remembered
     for ``token_cache_seconds``; one short session, in one worker thread."""
     since = authcache.generation()
     with Session(get_engine(), expire_on_commit=False) as session:
-        user = accounts.user_for_token(session, token)
+        user = tokens.user_for_token(session, token)
         if user is None or user.id is None:
             return None
         expires_at = session.exec(
@@ -133,7 +133,7 @@ TokenId = Annotated[int, Path(ge=1, le=MAX_ID, description="API token id")]
 
 
 def owned_token(session: SessionDep, user: CurrentUser, token_id: TokenId) -> ApiToken:
-    return accounts.get_token(session, user, token_id)
+    return tokens.get_token(session, user, token_id)
 
 
 OwnedToken = Annotated[ApiToken, Depends(owned_token)]

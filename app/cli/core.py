@@ -113,17 +113,18 @@ def user_create(
     ),
 ) -> None:
     """Create a user account (already verified)."""
-    from app import crud
     from app.core.db import session_scope
     from app.core.migrate import upgrade
+    from app.services import auth
+    from app.services.errors import ServiceError
 
     upgrade()
     try:
         with session_scope() as session:
-            user = crud.create_user(session, email=email, password=password, verified=True)
+            user = auth.register_user(session, email=email, password=password, verified=True)
             typer.echo(f"created user {user.id} <{user.email}>")
-    except crud.CrudError as exc:
-        typer.echo(f"error: {exc}", err=True)
+    except ServiceError as exc:
+        typer.echo(f"error: {exc.message}", err=True)
         sys.exit(1)
 
 

@@ -22,7 +22,7 @@ def send_test(
 ) -> None:
     """Send a test message through the configured channel; exit 1 when it fails."""
     from app.core.config import get_settings
-    from app.services.delivery import send_test_message
+    from app.services.delivery_actions import send_test_message
 
     if channel not in ("email", "webhook", "sms"):
         typer.echo(f"error: unknown channel {channel!r}; choose email, webhook or sms", err=True)

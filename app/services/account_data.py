@@ -27,7 +27,7 @@ from app.models import (
     WebSession,
     utcnow,
 )
-from app.services import accounts
+from app.services import auth
 from app.services.errors import NotFound
 
 logger = logging.getLogger(__name__)
@@ -75,14 +75,14 @@ def export_user(session: Session, user: User) -> dict[str, Any]:
 
 def delete_account(session: Session, user: User, *, password: str, ip: str | None) -> None:
     """Delete the account and every row of it after checking the password (throttled like a
-    login). Commits."""
-    accounts.check_current_password(session, user, password, ip=ip)
+    login); the caller commits."""
+    auth.check_current_password(session, user, password, ip=ip)
     erase(session, user)
 
 
 def erase(session: Session, user: User) -> None:
     """Delete ``user`` and everything of theirs (children first, so no database needs
-    cascades for it). Commits."""
+    cascades for it); the caller commits."""
     uid = user.id
     for table, column in (
         (Delivery, Delivery.user_id),
@@ -94,7 +94,7 @@ def erase(session: Session, user: User) -> None:
     ):
         session.exec(delete(table).where(col(column) == uid))
     session.exec(delete(User).where(col(User.id) == uid))
-    session.commit()
+    session.flush()
     logger.info("deleted user %s and their data", uid)
 
 
@@ -103,13 +103,13 @@ def list_users(session: Session) -> list[User]:
 
 
 def set_active(session: Session, email: str, *, active: bool) -> User:
-    """Disable (no login, no token, no push) or enable an account. Commits."""
-    user = session.exec(select(User).where(User.email == accounts.normalize_email(email))).first()
+    """Disable (no login, no token, no push) or enable an account; the caller commits."""
+    user = session.exec(select(User).where(User.email == auth.normalize_email(email))).first()
     if user is None:
         raise NotFound("No user %(email)s.", params={"email": email})
     user.is_active = active
     session.add(user)
     if not active:
-        accounts.revoke_everything(session, user)
-    session.commit()
+        auth.revoke_everything(session, user)
+    session.flush()
     return user

@@ -186,7 +186,7 @@ def create_concern(
     site = sites.attach_site(session, concern)
     if concern.enabled:
         sites.check_now(session, site)
-    session.commit()
+    session.flush()
     session.refresh(concern)
     logger.info("concern %s of user %s on site %s", concern.id, user.id, site.id)
     return concern
@@ -228,8 +228,22 @@ def update_concern(
     probe: bool = True,
     settings: Settings | None = None,
 ) -> Concern:
-    """Apply the fields set in ``data``; a new seed or scope moves the concern to its site."""
-    concern = get_concern(session, user, concern_id)
+    """Apply the fields set in ``data`` to the user's concern (``apply_update``)."""
+    return apply_update(
+        session, get_concern(session, user, concern_id), data, probe=probe, settings=settings
+    )
+
+
+def apply_update(
+    session: Session,
+    concern: Concern,
+    data: ConcernUpdate,
+    *,
+    probe: bool = True,
+    settings: Settings | None = None,
+) -> Concern:
+    """Apply the fields set in ``data`` to a concern the caller loaded as the user's; a new
+    seed or scope moves the concern to its site."""
     changes: dict[str, Any] = data.model_dump(exclude_unset=True)
     for field in (
         "strategy", "scope", "priority", "max_pages", "enabled", "params", "scorer", "sensitivity"
@@ -266,17 +280,21 @@ def update_concern(
         site = sites.attach_site(session, concern)
         if concern.enabled:
             sites.check_now(session, site)
-    session.commit()
+    session.flush()
     session.refresh(concern)
     return concern
 
 
 def set_enabled(session: Session, user: User, concern_id: int, enabled: bool) -> Concern:
-    concern = get_concern(session, user, concern_id)
+    return enable(session, get_concern(session, user, concern_id), enabled)
+
+
+def enable(session: Session, concern: Concern, enabled: bool) -> Concern:
+    """Crawl for a concern the caller loaded as the user's, or stop (its matches stay)."""
     concern.enabled = enabled
     concern.updated_at = utcnow()
     session.add(concern)
-    session.commit()
+    session.flush()
     session.refresh(concern)
     return concern
 
@@ -292,10 +310,15 @@ def resume_concern(session: Session, user: User, concern_id: int) -> Concern:
 
 
 def delete_concern(session: Session, user: User, concern_id: int) -> None:
-    """Delete the concern and (by cascade) its matches; the shared site stays."""
-    concern = get_concern(session, user, concern_id)
+    """Delete the user's concern (``remove``)."""
+    remove(session, get_concern(session, user, concern_id))
+
+
+def remove(session: Session, concern: Concern) -> None:
+    """Delete a concern the caller loaded as the user's and (by cascade) its matches; the
+    shared site stays."""
     session.delete(concern)
-    session.commit()
+    session.flush()
 
 
 def to_public(session: Session, concerns: Sequence[Concern]) -> list[ConcernPublic]:

@@ -179,7 +179,7 @@ def _visit(
         if not concerns:
             site.next_visit_at = None
             session.add(site)
-            session.commit()
+            session.commit()  # the crawl job's own session (no request edge around a visit)
             return VisitSummary(site_id=site_id, status="idle")
         scorers = _profiles(concerns, session)
         for s in scorers:
@@ -193,7 +193,7 @@ def _visit(
         )
         run = CrawlRun(site_id=site_id, strategy=config.strategy, status="running")
         session.add(run)
-        session.commit()
+        session.commit()  # the run is visible as running while the crawl goes on
         resume = (site.checkpoint or {}).get("crawl")
     started = time.perf_counter()
     state = _RunState()
@@ -364,7 +364,7 @@ def _end_of_visit(engine: Engine, scorers: list[ConcernScorer], state: _RunState
             concern.model_state = scorer.judge.state()
             concern.learned_terms = profile_terms(scorer.judge.learned_terms(20))
             session.add(concern)
-        session.commit()
+        session.commit()  # before the wake: the sender must find the queued rows
     outbox_wake.wake(new=bool(queued))
     if created:
         state.pages_matched += len({m.page_id for m in created})
@@ -427,7 +427,7 @@ def _store(
         insert_links(session, row.id or 0, page.links)
         created = match_page(session, row, page, scorers)
         queued = _enqueue(session, created) if created else 0
-        session.commit()
+        session.commit()  # each page on its own, before the wake: pushes go out mid-crawl
     outbox_wake.wake(new=bool(queued))
     if is_new:
         state.pages_new += 1
@@ -452,7 +452,7 @@ def _save_checkpoint(engine: Engine, site_id: int, checkpoint: dict[str, Any]) -
         if site is not None:
             site.checkpoint = {**(site.checkpoint or {}), "crawl": checkpoint}
             session.add(site)
-            session.commit()
+            session.commit()  # a checkpoint must outlive the crawl's process to resume it
 
 
 def budget_constant(session: Session, settings: Settings) -> float:
@@ -565,7 +565,7 @@ def _finish(
             },
         }
         session.add_all([site, run])
-        session.commit()
+        session.commit()  # the crawl job's own session (no request edge around a visit)
     logger.info(
         "site %s visited: %s, %d pages (%d new, %d matched), next in %.0f min",
         site_id,

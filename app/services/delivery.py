@@ -41,7 +41,6 @@ from sqlmodel import Session, col, select
 
 from app.core.config import Settings, get_settings
 from app.core.db import session_scope
-from app.core.security import unsign
 from app.models import (
     APPRISE,
     Concern,
@@ -55,12 +54,10 @@ from app.models import (
     User,
     utcnow,
 )
-from app.services import channels, outbox_wake, throttle
+from app.services import channels
 from app.services.delivery_compose import (
-    UNSUBSCRIBE_SALT,
     Composer,
     load,
-    test_message,
 )
 from app.services.delivery_policy import (
     DIGEST_MODES,
@@ -71,9 +68,8 @@ from app.services.delivery_policy import (
     effective_mode,
     quiet_until,
 )
-from app.services.errors import NotFound
 from app.services.urlcheck import guarded_client
-from push import Channel, ConfigError, DeliveryResult, Message, language, new_secret
+from push import Channel, DeliveryResult, Message, new_secret
 
 logger = logging.getLogger(__name__)
 
@@ -83,7 +79,6 @@ SEND_CONCURRENCY = 16
 MERGEABLE = (DeliveryChannel.EMAIL, DeliveryChannel.SMS, DeliveryChannel.APPRISE)
 SUMMARY_WAIT = timedelta(minutes=2)
 """A first-visit summary goes out this long after the last match it lists (at least)."""
-UNSUBSCRIBE_MAX_AGE = 10 * 365 * 86400
 RESEND = re.compile(r":r\d+$")
 _table = Delivery.__table__  # type: ignore[attr-defined]
 
@@ -91,7 +86,7 @@ _table = Delivery.__table__  # type: ignore[attr-defined]
 # --- enqueue ---------------------------------------------------------------------------------
 
 
-def _targets(user: User) -> list[tuple[str, str]]:
+def enabled_targets(user: User) -> list[tuple[str, str]]:
     """The instant channels the user has turned on, with their addresses."""
     out: list[tuple[str, str]] = []
     # email and SMS go only to an address the user has verified
@@ -165,7 +160,7 @@ def _instant_targets(
     follows its own instant / digest choice unless the concern is off."""
     out = []
     if mode in INSTANT_MODES:
-        out = [(c, t, c) for c, t in _targets(user)]
+        out = [(c, t, c) for c, t in enabled_targets(user)]
     if mode != "off":
         for ch in apprise:
             if ch.mode in INSTANT_MODES and ch.id is not None:
@@ -632,7 +627,7 @@ def _compose(
                 continue
             secret = None
             if row.channel == DeliveryChannel.WEBHOOK and user is not None:
-                secret = _webhook_secret(session, user)
+                secret = webhook_secret(session, user)
             elif row.channel == APPRISE:
                 secret = apprise[int(row.target)].url
             jobs.append((row, message, secret))
@@ -743,156 +738,9 @@ def process_outbox(limit: int = 100, *, now: datetime | None = None) -> int:
     return len(rows)
 
 
-# --- user actions ----------------------------------------------------------------------------
-
-
-def resend(session: Session, user: User, delivery_id: int) -> Delivery:
-    """Queue a fresh copy of one of the user's deliveries (a new message, new Message-ID).
-
-    NotFound unless the delivery belongs to this user."""
-    original = session.get(Delivery, delivery_id)
-    if original is None or original.user_id != user.id or user.id is None:
-        raise NotFound("No such delivery.", code="delivery_not_found")
-    base = RESEND.sub("", original.idempotency_key)
-    count = session.exec(
-        select(func.count())
-        .select_from(Delivery)
-        .where(col(Delivery.idempotency_key).startswith(base + ":r"))
-    ).one()
-    targets = dict(_targets(user))
-    copy = Delivery(
-        idempotency_key=f"{base}:r{count + 1}",
-        user_id=user.id,
-        match_id=original.match_id,
-        match_ids=list(original.match_ids),
-        digest_date=original.digest_date,
-        kind=original.kind,
-        channel=original.channel,
-        target=targets.get(original.channel, original.target),
-        next_attempt_at=utcnow(),
-    )
-    session.add(copy)
-    session.flush()
-    return copy
-
-
-def _webhook_secret(session: Session, user: User) -> str:
+def webhook_secret(session: Session, user: User) -> str:
     """The user's signing secret, created (in the caller's transaction) on first use."""
     if not user.webhook_secret:
         user.webhook_secret = new_secret()
         session.add(user)
     return user.webhook_secret
-
-
-def match_deliveries(session: Session, user: User, match_id: int) -> list[Delivery]:
-    """The delivery history of one of the user's matches: its outbox rows, oldest first
-    (instant pushes per channel, their resends; digests are listed by date, not per match)."""
-    stmt = (
-        select(Delivery)
-        .where(col(Delivery.user_id) == user.id, col(Delivery.match_id) == match_id)
-        .order_by(col(Delivery.id))
-    )
-    return list(session.exec(stmt))
-
-
-def resend_for_match(session: Session, user: User, match_id: int, delivery_id: int) -> Delivery:
-    """Queue one of a match's deliveries again (``resend``), commit, and wake the sender.
-
-    NotFound unless the delivery belongs to this user and this match."""
-    original = session.get(Delivery, delivery_id)
-    if original is None or original.user_id != user.id or original.match_id != match_id:
-        raise NotFound("No such delivery.", code="delivery_not_found")
-    throttle.hit(session, get_settings(), "resend", user.id)
-    copy = resend(session, user, delivery_id)
-    session.commit()
-    outbox_wake.wake()
-    return copy
-
-
-def send_channel_test(
-    session: Session, settings: Settings, user: User, channel: str
-) -> DeliveryResult:
-    """Send a test message to the address the user's profile has for ``channel`` now
-    (rate-limited: "channel_test")."""
-    throttle.hit(session, settings, "channel_test", user.id)
-    targets = {"email": user.email, "sms": user.phone, "webhook": user.webhook_url}
-    if channel not in targets:
-        raise ValueError(f"unknown channel {channel!r}: choose email, webhook or sms")
-    target = targets[channel]
-    if not target:
-        return DeliveryResult(
-            ok=False, permanent=True, error=f"no {channel} address in the profile"
-        )
-    if (channel == DeliveryChannel.EMAIL and user.email_verified_at is None) or (
-        channel == DeliveryChannel.SMS and user.phone_verified_at is None
-    ):
-        return DeliveryResult(ok=False, permanent=True, error=f"verify the {channel} address first")
-    secret = None
-    if channel == DeliveryChannel.WEBHOOK:
-        secret = _webhook_secret(session, user)
-        session.commit()
-    return send_test_message(settings, channel, target, secret=secret, lang=user.language)
-
-
-def send_test_message(
-    settings: Settings,
-    channel: str,
-    target: str,
-    *,
-    secret: str | None = None,
-    lang: str | None = "zh",
-) -> DeliveryResult:
-    """Send a test message through ``channel`` to ``target`` now (no outbox row)."""
-    message = test_message(settings, channel, language(lang))
-
-    async def go() -> DeliveryResult:
-        async with (
-            httpx.AsyncClient(follow_redirects=False) as client,
-            guarded_client(settings, follow_redirects=False) as hooks,
-        ):
-            if channel == DeliveryChannel.EMAIL:
-                async with channels.email_channel(settings) as email:
-                    return await email.send(message, target)
-            if channel == DeliveryChannel.SMS:
-                return await channels.sms_channel(settings, client=client).send(message, target)
-            if channel == DeliveryChannel.WEBHOOK:
-                hook = channels.webhook_channel(settings, secret or new_secret(), client=hooks)
-                return await hook.send(message, target)
-            raise ValueError(f"unknown channel {channel!r}: choose email, webhook or sms")
-
-    try:
-        return channels.run_sync(go())
-    except (channels.ChannelNotConfigured, ConfigError) as exc:
-        return DeliveryResult(ok=False, permanent=True, error=str(exc))
-
-
-def unsubscribe_user(session: Session, settings: Settings, token: str) -> User | None:
-    """The user a signed unsubscribe token names, or None (bad signature, no such user)."""
-    payload = unsign(settings.effective_secret_key(), UNSUBSCRIBE_SALT, token, UNSUBSCRIBE_MAX_AGE)
-    if not isinstance(payload, dict) or not isinstance(payload.get("u"), int):
-        return None
-    return session.get(User, payload["u"])
-
-
-def unsubscribe(session: Session, settings: Settings, token: str) -> User | None:
-    """Turn off notification email for the user named by a signed unsubscribe token."""
-    user = unsubscribe_user(session, settings, token)
-    if user is None:
-        return None
-    if user.email_enabled:
-        user.email_enabled = False
-        session.add(user)
-        logger.info("user %s unsubscribed from notification email", user.id)
-    return user
-
-
-def resubscribe(session: Session, settings: Settings, token: str) -> User | None:
-    """Undo :func:`unsubscribe`: notification email on again for the token's user."""
-    user = unsubscribe_user(session, settings, token)
-    if user is None:
-        return None
-    if not user.email_enabled:
-        user.email_enabled = True
-        session.add(user)
-        logger.info("user %s subscribed to notification email again", user.id)
-    return user

@@ -322,7 +322,7 @@ class Composer:
         return Message(subject=text, text=fit_sms(text, f"{self.base}/"), id=mid)
 
 
-def test_message(settings: Settings, channel: str, lang: str) -> Message:
+def channel_test_message(settings: Settings, channel: str, lang: str) -> Message:
     """A recognisable test message for ``channel``."""
     import secrets
 

@@ -53,7 +53,11 @@ def record(match: Match, relevant: bool | None) -> bool:
 
 def set_feedback(session: Session, user: User, match_id: int, relevant: bool | None) -> Match:
     """The user's verdict on their message: True relevant, False not relevant, None cleared."""
-    match = get_match(session, user, match_id)
+    return judge(session, get_match(session, user, match_id), relevant)
+
+
+def judge(session: Session, match: Match, relevant: bool | None) -> Match:
+    """``set_feedback`` on a match the caller loaded as the user's."""
     if record(match, relevant):
         session.add(match)
         session.flush()
@@ -172,12 +176,11 @@ def learned_terms(concern: Concern, n: int = SHOWN_TERMS) -> list[LearnedTerm]:
     return terms[:n]
 
 
-def _learned(session: Session, user: User, concern_id: int, term: str) -> tuple[Concern, str]:
-    concern = get_concern(session, user, concern_id)
+def _learned(concern: Concern, term: str) -> str:
     wanted = _fold(term)
     for lt in learned_terms(concern, n=10_000):
         if _fold(lt.term) == wanted:
-            return concern, lt.term
+            return lt.term
     raise NotFound(
         "This is not one of the concern's learned terms.",
         code="term_not_found",
@@ -192,7 +195,12 @@ def _forget(concern: Concern, term: str) -> None:
 
 def block_term(session: Session, user: User, concern_id: int, term: str) -> Concern:
     """Remove a learned term: the model never uses it again for this concern."""
-    concern, term = _learned(session, user, concern_id, term)
+    return block(session, get_concern(session, user, concern_id), term)
+
+
+def block(session: Session, concern: Concern, term: str) -> Concern:
+    """``block_term`` on a concern the caller loaded as the user's."""
+    term = _learned(concern, term)
     concern.blocked_terms = [*concern.blocked_terms, term]
     _forget(concern, term)
     session.add(concern)
@@ -203,7 +211,12 @@ def block_term(session: Session, user: User, concern_id: int, term: str) -> Conc
 
 def promote_term(session: Session, user: User, concern_id: int, term: str) -> Concern:
     """Make a learned term one of the concern's synonyms (it then counts like a keyword)."""
-    concern, term = _learned(session, user, concern_id, term)
+    return promote(session, get_concern(session, user, concern_id), term)
+
+
+def promote(session: Session, concern: Concern, term: str) -> Concern:
+    """``promote_term`` on a concern the caller loaded as the user's."""
+    term = _learned(concern, term)
     try:
         synonyms = normalize_keywords([*concern.synonyms, term], field="synonyms")
     except Invalid as exc:

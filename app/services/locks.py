@@ -29,6 +29,7 @@ from typing import Protocol
 
 from sqlalchemy import or_, select, update
 from sqlalchemy.engine import Engine
+from sqlmodel import Session
 
 from app.models import Site, utcnow
 
@@ -251,6 +252,17 @@ def free_dead_locks(engine: Engine, redis_url: str | None) -> list[int]:
     if freed:
         logger.info("freed the crawl locks of dead processes on sites %s", sorted(freed))
     return freed
+
+
+def free_expired_locks(session: Session) -> int:
+    """Clear the database locks whose time ran out; returns how many (the caller commits)."""
+    sites = Site.__table__  # type: ignore[attr-defined]
+    result = session.exec(
+        update(sites)
+        .where(sites.c.locked_until < utcnow())
+        .values(locked_until=None, locked_by=None)
+    )
+    return int(result.rowcount)
 
 
 def _aware(moment: datetime) -> datetime:

@@ -373,13 +373,17 @@ def get_match(session: Session, user: User, match_id: int) -> Match:
 
 
 def set_read(session: Session, user: User, match_id: int, read: bool) -> Match:
-    match = get_match(session, user, match_id)
+    return mark(session, get_match(session, user, match_id), read)
+
+
+def mark(session: Session, match: Match, read: bool) -> Match:
+    """Mark a match the caller loaded as the user's read or unread."""
     if read and match.read_at is None:
         match.read_at = utcnow()
     elif not read:
         match.read_at = None
     session.add(match)
-    session.commit()
+    session.flush()
     session.refresh(match)
     return match
 
@@ -393,11 +397,16 @@ def mark_unread(session: Session, user: User, match_id: int) -> Match:
 
 
 def delete_match(session: Session, user: User, match_id: int) -> None:
-    """Soft delete: the row stays (so the page never matches again) but leaves the feed."""
-    match = get_match(session, user, match_id)
+    """Soft delete one of the user's matches (``remove``)."""
+    remove(session, get_match(session, user, match_id))
+
+
+def remove(session: Session, match: Match) -> None:
+    """Soft delete a match the caller loaded as the user's: the row stays (so the page never
+    matches again) but leaves the feed."""
     match.deleted_at = utcnow()
     session.add(match)
-    session.commit()
+    session.flush()
 
 
 def bulk(session: Session, user: User, ids: Sequence[int], action: BulkAction) -> int:
@@ -429,7 +438,7 @@ def bulk(session: Session, user: User, ids: Sequence[int], action: BulkAction) -
     result = session.exec(
         update(Match).where(*where).values(**values).execution_options(synchronize_session=False)
     )
-    session.commit()
+    session.flush()
     session.expire_all()
     return int(result.rowcount or 0)
 

@@ -24,7 +24,7 @@ from app.models import (
     User,
 )
 from app.services import channels
-from app.services.delivery_compose import test_message
+from app.services.delivery_compose import channel_test_message
 from app.services.errors import Invalid, NotFound
 from app.services.urlcheck import guard, run_sync
 from push import ConfigError, DeliveryResult, inspect_url, language
@@ -156,6 +156,6 @@ def remove_channel(session: Session, user: User, channel_id: int) -> None:
 
 def send_test_message(settings: Settings, user: User, channel: PushChannel) -> DeliveryResult:
     """Send a test message to the channel now (no outbox row)."""
-    message = test_message(settings, APPRISE, language(user.language))
+    message = channel_test_message(settings, APPRISE, language(user.language))
     sender = channels.apprise_channel(settings)
     return channels.run_sync(sender.send(message, channel.url))

@@ -43,7 +43,7 @@ def recover_interrupted(engine: Engine, redis_url: str | None) -> list[int]:
                 site.next_visit_at = now
                 session.add(site)
                 resumed.add(run.site_id)
-        session.commit()
+        session.commit()  # its own session: called by jobs and at start-up, not in a request
     if resumed:
         logger.warning("crawls interrupted by a stopped process resume now on sites %s", resumed)
     return sorted(resumed)

@@ -11,12 +11,14 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from pydantic import BaseModel
+from sqlalchemy import delete
 from sqlmodel import Session, col, func, select
 
 from app.models import Concern, CrawlRun, Match, User, utcnow
 from app.services.concerns import get_concern
 
 MAX_RUNS = 200
+RUN_HISTORY_DAYS = 90
 
 
 class HarvestPoint(BaseModel):
@@ -39,21 +41,25 @@ class HarvestPoint(BaseModel):
 
 
 def list_runs(session: Session, user: User, concern_id: int, *, limit: int = 50) -> list[CrawlRun]:
-    """The newest runs of the concern's site as this user sees them (NotFound for someone
-    else's concern).
+    """``runs_of`` the user's concern (NotFound for someone else's)."""
+    return runs_of(session, get_concern(session, user, concern_id), limit=limit)
+
+
+def runs_of(session: Session, concern: Concern, *, limit: int = 50) -> list[CrawlRun]:
+    """The newest runs of the site of a concern the caller loaded as the user's, as its owner
+    sees them.
 
     A site is shared by every concern on it, so when other users watch it too a run's own
     counts mix users: then only runs since the concern exists are listed, as copies that
     carry only this concern's matches (``pages_matched``, the harvest rate) and none of the
     other concerns' figures."""
-    concern = get_concern(session, user, concern_id)
     if concern.site_id is None:
         return []
     limit = max(1, min(limit, MAX_RUNS))
     shared = session.exec(
         select(func.count())
         .select_from(Concern)
-        .where(Concern.site_id == concern.site_id, Concern.owner_id != user.id)
+        .where(Concern.site_id == concern.site_id, Concern.owner_id != concern.owner_id)
     ).one()
     query = select(CrawlRun).where(CrawlRun.site_id == concern.site_id)
     if shared:
@@ -69,7 +75,7 @@ def list_runs(session: Session, user: User, concern_id: int, *, limit: int = 50)
         session.exec(
             select(Match.created_at).where(
                 Match.concern_id == concern.id,
-                Match.user_id == user.id,
+                Match.user_id == concern.owner_id,
                 col(Match.created_at) >= min(r.started_at for r in found),
             )
         )
@@ -119,10 +125,16 @@ def own_matches(session: Session, concern: Concern, runs: list[CrawlRun]) -> dic
 def harvest_series(
     session: Session, user: User, concern_id: int, *, limit: int = 30
 ) -> list[HarvestPoint]:
-    """Oldest-first points for a chart of the last ``limit`` runs."""
+    """``harvest_of`` the user's concern (NotFound for someone else's)."""
+    return harvest_of(session, get_concern(session, user, concern_id), limit=limit)
+
+
+def harvest_of(session: Session, concern: Concern, *, limit: int = 30) -> list[HarvestPoint]:
+    """Oldest-first points for a chart of the last ``limit`` runs of a concern the caller
+    loaded as the user's."""
     points = []
-    recent = list_runs(session, user, concern_id, limit=limit)
-    own = own_matches(session, get_concern(session, user, concern_id), recent)
+    recent = runs_of(session, concern, limit=limit)
+    own = own_matches(session, concern, recent)
     for run in reversed(recent):
         assert run.id is not None
         fetched = run.pages_fetched
@@ -161,8 +173,19 @@ def latest_runs(session: Session, site_ids: set[int]) -> dict[int, CrawlRun]:
 
 def count_runs(session: Session, user: User, concern_id: int) -> int:
     """How many runs the concern's site has had (NotFound for someone else's concern)."""
-    concern = get_concern(session, user, concern_id)
+    return count_runs_of(session, get_concern(session, user, concern_id))
+
+
+def count_runs_of(session: Session, concern: Concern) -> int:
+    """How many runs the site of a concern the caller loaded has had."""
     if concern.site_id is None:
         return 0
     stmt = select(func.count()).select_from(CrawlRun).where(CrawlRun.site_id == concern.site_id)
     return int(session.exec(stmt).one())
+
+
+def drop_old_runs(session: Session, days: int = RUN_HISTORY_DAYS) -> int:
+    """Delete the run history older than ``days``; returns how many (the caller commits)."""
+    table = CrawlRun.__table__  # type: ignore[attr-defined]
+    result = session.exec(delete(table).where(table.c.started_at < utcnow() - timedelta(days=days)))
+    return int(result.rowcount)

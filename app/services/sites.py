@@ -17,10 +17,12 @@ These functions flush but do not commit; the calling use case commits.
 from __future__ import annotations
 
 import logging
+from datetime import timedelta
 from urllib.parse import urlsplit
 
+from sqlalchemy import exists, or_, update
 from sqlalchemy.dialects import postgresql, sqlite
-from sqlmodel import Session, select
+from sqlmodel import Session, col, select
 
 from app.models import SCOPES, Concern, Site, utcnow
 from app.services.errors import Invalid
@@ -85,3 +87,42 @@ def check_now(session: Session, site: Site) -> Site:
         session.add(site)
         session.flush()
     return site
+
+
+# --- handing out due visits ------------------------------------------------------------------
+
+
+def due_site_ids(session: Session, limit: int = 100) -> list[int]:
+    """Sites with an enabled concern whose next visit is due (or never set), not locked."""
+    now = utcnow()
+    has_concern = exists().where(
+        col(Concern.site_id) == col(Site.id), col(Concern.enabled).is_(True)
+    )
+    due = col(Site.next_visit_at)
+    locked = col(Site.locked_until)
+    stmt = (
+        select(col(Site.id))
+        .where(has_concern, or_(due.is_(None), due <= now), or_(locked.is_(None), locked < now))
+        .order_by(due)
+        .limit(limit)
+    )
+    return [int(i) for i in session.exec(stmt) if i is not None]
+
+
+def lease_visit(session: Session, site_id: int, seconds: float) -> bool:
+    """Push the site's next visit out by ``seconds`` unless someone else already did.
+
+    A compare-and-set, so two schedulers never hand out the same visit; if the crawl never
+    happens (queue lost, worker killed) the site is due again when the lease runs out.
+    """
+    now = utcnow()
+    table = Site.__table__  # type: ignore[attr-defined]
+    stmt = (
+        update(table)
+        .where(
+            table.c.id == site_id,
+            or_(table.c.next_visit_at.is_(None), table.c.next_visit_at <= now),
+        )
+        .values(next_visit_at=now + timedelta(seconds=seconds))
+    )
+    return session.exec(stmt).rowcount == 1

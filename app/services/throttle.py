@@ -12,7 +12,7 @@ set, else a compare-and-set update of the key's row in ``rate_limits`` — so pa
 are each counted: 30 parallel wrong passwords are 30 attempts, not 30 × "0 so far". The
 counters commit on their own connection, independent of the request's transaction.
 
-Login keys (see ``accounts.authenticate``): account × IP (tight), IP (wider) and account alone
+Login keys (see ``auth.authenticate``): account × IP (tight), IP (wider) and account alone
 (much wider), so an attacker at one address cannot lock the owner out of their own account.
 """
 

@@ -56,9 +56,16 @@ class VisitRequest:
 def request_visit(
     session: Session, user: User, concern_id: int, *, settings: Settings | None = None
 ) -> VisitRequest:
-    """Schedule a visit of the concern's site right away, unless one runs or none could."""
+    """Schedule a visit of the user's concern's site right away (``visit_now``)."""
+    return visit_now(session, user, get_concern(session, user, concern_id), settings=settings)
+
+
+def visit_now(
+    session: Session, user: User, concern: Concern, *, settings: Settings | None = None
+) -> VisitRequest:
+    """Schedule a visit of the site of a concern the caller loaded as ``user``'s right away,
+    unless one runs or none could."""
     settings = settings or get_settings()
-    concern = get_concern(session, user, concern_id)
     if not concern.enabled:
         return VisitRequest(concern=concern, state=VisitState.REFUSED, reason=RefusedBecause.PAUSED)
     throttle.hit(session, settings, "check_now", user.id)
@@ -70,12 +77,12 @@ def request_visit(
             .where(col(CrawlRun.site_id) == site.id, col(CrawlRun.status) == "running")
             .order_by(col(CrawlRun.started_at).desc())
         ).first()
-        session.commit()
+        session.flush()
         return VisitRequest(
             concern=concern, state=VisitState.RUNNING, since=run.started_at if run else None
         )
     sites.check_now(session, site)
-    session.commit()
+    session.commit()  # the recovery below and the woken scheduler use other connections
     # a run its dead crawler left "running" is closed now, not at the next tick
     recovery.recover_interrupted(session.get_bind(), settings.redis_url)  # type: ignore[arg-type]
     session.refresh(concern)

@@ -1,7 +1,8 @@
 """Account pages: register, verify the email address, log in / out, forgotten password
 (emailed link, or SMS code when an SMS provider is configured), reset password.
 
-The views only translate between HTTP and ``app.services.accounts``; the rules live there.
+The views only translate between HTTP and the account services (``app.services.auth``,
+``verification``, ``password_reset``); the rules live there.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from fastapi.responses import HTMLResponse, Response
 from starlette.concurrency import run_in_threadpool
 
 from app.core.config import get_settings
-from app.services import accounts
+from app.services import auth, password_reset, verification
 from app.services.errors import ServiceError
 from app.web import i18n
 from app.web.csrf import csrf_protect
@@ -67,7 +68,7 @@ async def register(request: Request, db: Db) -> Response:
     lang = i18n.negotiate_request(request)
     try:
         user = await run_in_threadpool(
-            accounts.register_user,
+            auth.register_user,
             db,
             email=values.get("email", ""),
             password=values.get("password", ""),
@@ -87,7 +88,7 @@ async def register(request: Request, db: Db) -> Response:
         return with_retry_after(page, exc)
     login(request, user, db)
     try:
-        await run_in_threadpool(accounts.send_verification_email, get_settings(), user)
+        await run_in_threadpool(verification.send_verification_email, get_settings(), user)
         flash(request, "We sent a verification link to %(email)s.", "success", email=user.email)
     except Exception:  # the account exists; the user can ask for another mail
         logger.exception("sending the verification email failed")
@@ -95,10 +96,10 @@ async def register(request: Request, db: Db) -> Response:
     return redirect("/concerns")
 
 
-@router.get(accounts.VERIFY_PATH)
+@router.get(verification.VERIFY_PATH)
 async def verify_email(request: Request, db: Db, user: MaybeUser, token: str = "") -> Response:
     try:
-        verified = await run_in_threadpool(accounts.verify_email, db, get_settings(), token)
+        verified = await run_in_threadpool(verification.verify_email, db, get_settings(), token)
     except ServiceError:
         return render(
             request,
@@ -132,7 +133,7 @@ async def verify_email(request: Request, db: Db, user: MaybeUser, token: str = "
 @router.post("/verify/resend")
 async def resend_verification(request: Request, db: Db, user: CurrentUser) -> Response:
     try:
-        sent = await run_in_threadpool(accounts.resend_verification, db, get_settings(), user)
+        sent = await run_in_threadpool(verification.resend_verification, db, get_settings(), user)
         if sent:
             flash(request, "We sent a verification link to %(email)s.", "success", email=user.email)
     except ServiceError:
@@ -158,7 +159,7 @@ async def login_submit(request: Request, db: Db) -> Response:
     values = await read_form(request)
     try:
         user = await run_in_threadpool(
-            accounts.authenticate,
+            auth.authenticate,
             db,
             email=values.get("email", ""),
             password=values.get("password", ""),
@@ -194,8 +195,8 @@ def logout_submit(request: Request, db: Db) -> Response:
 def _forgot(
     request: Request, values: dict[str, str], errors: dict[str, str], status: int = 200
 ) -> HTMLResponse:
-    sms = accounts.sms_reset_available(get_settings())
-    mail = accounts.email_reset_available(get_settings())
+    sms = password_reset.sms_reset_available(get_settings())
+    mail = password_reset.email_reset_available(get_settings())
     return render(
         request,
         "auth/forgot.html",
@@ -217,7 +218,7 @@ async def forgot_submit(request: Request, db: Db) -> Response:
     values = await read_form(request)
     try:
         await run_in_threadpool(
-            accounts.request_password_reset,
+            password_reset.request_password_reset,
             db,
             get_settings(),
             email=values.get("email", ""),
@@ -258,7 +259,7 @@ async def forgot_sms_submit(request: Request, db: Db) -> Response:
     values = await read_form(request)
     try:
         await run_in_threadpool(
-            accounts.request_sms_reset,
+            password_reset.request_sms_reset,
             db,
             get_settings(),
             email=values.get("email", ""),
@@ -268,28 +269,32 @@ async def forgot_sms_submit(request: Request, db: Db) -> Response:
         errors = errors_for(request, None, exc, fields=())
         return with_retry_after(_forgot(request, values, errors, exc.status), exc)
     flash(request, "If the account has a phone number, we sent it a code.", "info")
-    return redirect(f"{accounts.RESET_PATH}/sms?email={values.get('email', '')}")
+    return redirect(f"{password_reset.RESET_PATH}/sms?email={values.get('email', '')}")
 
 
-@router.get(accounts.RESET_PATH)
+@router.get(password_reset.RESET_PATH)
 def reset_form(request: Request, token: str = "") -> Response:
     return render(
         request,
         "auth/reset.html",
-        {"form": {}, "errors": {}, "token": token, "action": accounts.RESET_PATH},
+        {"form": {}, "errors": {}, "token": token, "action": password_reset.RESET_PATH},
     )
 
 
-@router.post(accounts.RESET_PATH)
+@router.post(password_reset.RESET_PATH)
 async def reset_submit(request: Request, db: Db) -> Response:
     values = await read_form(request)
-    ctx = {"form": kept(values), "token": values.get("token", ""), "action": accounts.RESET_PATH}
+    ctx = {
+        "form": kept(values),
+        "token": values.get("token", ""),
+        "action": password_reset.RESET_PATH,
+    }
     if values.get("password", "") != values.get("password2", ""):
         ctx["errors"] = {"password2": message(request, None, "The two passwords differ.")}
         return render(request, "auth/reset.html", ctx, status_code=422)
     try:
         await run_in_threadpool(
-            accounts.reset_password,
+            password_reset.reset_password,
             db,
             get_settings(),
             token=values.get("token", ""),
@@ -303,7 +308,7 @@ async def reset_submit(request: Request, db: Db) -> Response:
     return redirect("/login")
 
 
-@router.get(accounts.RESET_PATH + "/sms")
+@router.get(password_reset.RESET_PATH + "/sms")
 def reset_sms_form(request: Request, email: str = "") -> Response:
     return render(
         request,
@@ -312,21 +317,21 @@ def reset_sms_form(request: Request, email: str = "") -> Response:
             "form": {"email": email},
             "errors": {},
             "sms": True,
-            "action": accounts.RESET_PATH + "/sms",
+            "action": password_reset.RESET_PATH + "/sms",
         },
     )
 
 
-@router.post(accounts.RESET_PATH + "/sms")
+@router.post(password_reset.RESET_PATH + "/sms")
 async def reset_sms_submit(request: Request, db: Db) -> Response:
     values = await read_form(request)
-    ctx = {"form": kept(values), "sms": True, "action": accounts.RESET_PATH + "/sms"}
+    ctx = {"form": kept(values), "sms": True, "action": password_reset.RESET_PATH + "/sms"}
     if values.get("password", "") != values.get("password2", ""):
         ctx["errors"] = {"password2": message(request, None, "The two passwords differ.")}
         return render(request, "auth/reset.html", ctx, status_code=422)
     try:
         await run_in_threadpool(
-            accounts.reset_password_with_code,
+            password_reset.reset_password_with_code,
             db,
             get_settings(),
             email=values.get("email", ""),

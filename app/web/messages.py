@@ -19,7 +19,7 @@ from fastapi.responses import Response
 
 from app.core.i18n import N_
 from app.models import Match, User
-from app.services import delivery
+from app.services import delivery_actions
 from app.services import feedback as feedback_svc
 from app.services import matches as svc
 from app.services.errors import NotFound, ServiceError
@@ -343,7 +343,7 @@ def message_detail(request: Request, db: Db, user: CurrentUser, match_id: int) -
     context = {
         "m": item,
         "unread_count": svc.unread_count(db, user),
-        "deliveries": delivery.match_deliveries(db, user, match_id),
+        "deliveries": delivery_actions.match_deliveries(db, user, match_id),
     }
     return render(request, "messages/detail.html", context, user=user)
 
@@ -421,7 +421,7 @@ def message_resend(
     """Queue one delivery of this message again (a new message through the same channel)."""
     _owned(db, user, match_id)
     try:
-        delivery.resend_for_match(db, user, match_id, delivery_id)
+        delivery_actions.resend_for_match(db, user, match_id, delivery_id)
     except NotFound as exc:
         raise PageNotFound from exc
     flash(request, "Queued to be sent again.", "success")

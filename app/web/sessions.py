@@ -5,8 +5,8 @@ Secure when ``settings.secure_cookies``). Logging in clears the old session, iss
 CSRF token (session rotation) and a random session id whose hash is a ``web_sessions`` row:
 the browser is logged in only while that row exists. Logging out deletes it (a copy of the
 cookie replayed later is refused), and a password change or reset deletes every row of the
-user (``accounts.revoke_everything``). The cookie also carries the user's ``auth`` stamp — a
-hash prefix of the password hash — as a second check.
+user (``app.services.auth.revoke_everything``). The cookie also carries the user's ``auth``
+stamp — a hash prefix of the password hash — as a second check.
 """
 
 from __future__ import annotations

@@ -27,7 +27,18 @@ from app.models import (
     User,
     utcnow,
 )
-from app.services import account_data, accounts, concerns, delivery, feed, push_channels
+from app.services import (
+    account_data,
+    auth,
+    concerns,
+    delivery_actions,
+    feed,
+    password_reset,
+    profile,
+    push_channels,
+    tokens,
+    verification,
+)
 from app.services.errors import NotFound, ServiceError, Throttled
 from app.web.csrf import csrf_protect
 from app.web.forms import errors_for, kept, message, read_form, validation_errors
@@ -107,9 +118,9 @@ def _page(
             "form": form or {},
             "errors": errors or {},
             "new_secret": new_secret,
-            "tokens": accounts.list_tokens(db, user),
+            "tokens": tokens.list_tokens(db, user),
             "now": utcnow(),
-            "sms_available": accounts.sms_reset_available(get_settings()),
+            "sms_available": password_reset.sms_reset_available(get_settings()),
             "timezones": zones,
             "push_modes": PUSH_MODES,
             "channels": [push_channels.public(c) for c in push_channels.list_channels(db, user)],
@@ -145,7 +156,7 @@ async def _update(
         errors = validation_errors(request, user, exc, ProfileUpdate, fields=FIELDS)
         return _page(request, db, user, form=kept(values), errors=errors, status=422)
     try:
-        await run_in_threadpool(accounts.update_profile, db, user, data)
+        await run_in_threadpool(profile.update_profile, db, user, data)
     except ServiceError as exc:
         db.rollback()
         return _page(
@@ -173,7 +184,7 @@ async def save_profile(request: Request, db: Db, user: CurrentUser) -> Response:
     response = await _update(request, db, user, fields, values, N_("Profile saved."))
     if response.status_code == 303 and user.email != old_email:
         try:
-            await run_in_threadpool(accounts.send_verification_email, get_settings(), user)
+            await run_in_threadpool(verification.send_verification_email, get_settings(), user)
             flash(request, "We sent a verification link to %(email)s.", "success", email=user.email)
         except Exception:
             logger.exception("sending the verification email failed")
@@ -213,7 +224,7 @@ async def change_password(request: Request, db: Db, user: CurrentUser) -> Respon
         return _page(request, db, user, errors=errors, status=422)
     try:
         await run_in_threadpool(
-            accounts.change_password,
+            auth.change_password,
             db,
             user,
             current_password=values.get("current_password", ""),
@@ -270,7 +281,7 @@ async def delete_account(request: Request, db: Db, user: CurrentUser) -> Respons
 async def phone_code(request: Request, db: Db, user: CurrentUser) -> Response:
     """Text a verification code to the profile's phone number."""
     try:
-        await run_in_threadpool(accounts.send_phone_code, db, get_settings(), user)
+        await run_in_threadpool(verification.send_phone_code, db, get_settings(), user)
     except Throttled:
         raise
     except ServiceError as exc:
@@ -284,7 +295,7 @@ async def phone_confirm(request: Request, db: Db, user: CurrentUser) -> Response
     values = await read_form(request)
     try:
         await run_in_threadpool(
-            accounts.confirm_phone, db, get_settings(), user, values.get("code", "")
+            verification.confirm_phone, db, get_settings(), user, values.get("code", "")
         )
     except ServiceError as exc:
         errors = errors_for(request, user, exc, fields=(*FIELDS, "code"))
@@ -298,7 +309,9 @@ async def test_channel(request: Request, db: Db, user: CurrentUser, channel: str
     """Send a test message to the profile's address for one channel, now."""
     if channel not in CHANNELS:
         raise PageNotFound
-    result = await run_in_threadpool(delivery.send_channel_test, db, get_settings(), user, channel)
+    result = await run_in_threadpool(
+        delivery_actions.send_channel_test, db, get_settings(), user, channel
+    )
     if result.ok:
         flash(request, "Test message sent.", "success")
     else:
@@ -311,7 +324,7 @@ def rotate_secret(request: Request, db: Db, user: CurrentUser) -> Response:
     """A new secret, then back to the settings page (post/redirect/get: reloading it does not
     rotate again), which shows the secret on that one view only; the session carries a flag,
     never the secret."""
-    accounts.rotate_webhook_secret(db, user)
+    profile.rotate_webhook_secret(db, user)
     request.session[SHOW_SECRET_KEY] = True
     return redirect("/settings#webhook")
 
@@ -319,7 +332,7 @@ def rotate_secret(request: Request, db: Db, user: CurrentUser) -> Response:
 @router.post("/tokens/{token_id}/refresh")
 def refresh_token(request: Request, db: Db, user: CurrentUser, token_id: int) -> Response:
     try:
-        accounts.refresh_token(db, user, token_id)
+        tokens.refresh_token(db, user, token_id)
         flash(request, "Token extended.", "success")
     except ServiceError:
         raise PageNotFound from None
@@ -329,7 +342,7 @@ def refresh_token(request: Request, db: Db, user: CurrentUser, token_id: int) ->
 @router.post("/tokens/{token_id}/revoke")
 def revoke_token(request: Request, db: Db, user: CurrentUser, token_id: int) -> Response:
     try:
-        accounts.revoke_token(db, user, token_id)
+        tokens.revoke_token(db, user, token_id)
     except NotFound as exc:
         raise PageNotFound from exc
     flash(request, "Token revoked.", "info")

@@ -18,7 +18,7 @@ from fastapi.responses import Response
 
 from app.core.config import get_settings
 from app.models import User
-from app.services.delivery import resubscribe, unsubscribe, unsubscribe_user
+from app.services.delivery_actions import resubscribe, unsubscribe, unsubscribe_user
 from app.web import i18n
 from app.web.sessions import Db
 from app.web.templating import redirect, render

@@ -25,7 +25,7 @@ def outbox(monkeypatch: pytest.MonkeyPatch) -> list[dict[str, Any]]:
     """Account emails and SMS captured instead of sent (email and an SMS provider count as
     configured, so reset by link and by code are offered)."""
     from app.core.config import get_settings
-    from app.services import accounts
+    from app.services import account_messages
 
     for name, value in {
         "SMTP_HOST": "127.0.0.1",
@@ -46,8 +46,8 @@ def outbox(monkeypatch: pytest.MonkeyPatch) -> list[dict[str, Any]]:
     def fake_sms(settings, phone, text):  # type: ignore[no-untyped-def]
         sent.append({"kind": "sms", "to": phone, "text": text})
 
-    monkeypatch.setattr(accounts, "_send_email", fake_email)
-    monkeypatch.setattr(accounts, "_send_sms", fake_sms)
+    monkeypatch.setattr(account_messages, "send_email", fake_email)
+    monkeypatch.setattr(account_messages, "send_sms", fake_sms)
     return sent
 
 

@@ -10,7 +10,7 @@ from sqlmodel import Session
 
 from app.core.config import get_settings
 from app.models import User, utcnow
-from app.services import delivery
+from app.services import delivery, delivery_actions
 from app.services.delivery_policy import due_digest
 from app.services.errors import NotFound
 from tests.factories import add_concern, make_matches, make_user
@@ -244,9 +244,9 @@ def test_resend_makes_a_new_message_for_the_owner_only(
     [row] = rows(session)
     assert row.id is not None
     with pytest.raises(NotFound):
-        delivery.resend(session, stranger, row.id)
-    copy = delivery.resend(session, user, row.id)
-    again = delivery.resend(session, user, row.id)
+        delivery_actions.resend(session, stranger, row.id)
+    copy = delivery_actions.resend(session, user, row.id)
+    again = delivery_actions.resend(session, user, row.id)
     session.commit()
     assert copy.idempotency_key == row.idempotency_key + ":r1"
     assert again.idempotency_key == row.idempotency_key + ":r2"
@@ -297,7 +297,7 @@ def test_nothing_is_pushed_to_an_unverified_address(session: Session, push_env: 
         == 0
     )
     session.commit()
-    result = delivery.send_channel_test(session, get_settings(), user, "email")
+    result = delivery_actions.send_channel_test(session, get_settings(), user, "email")
     assert not result.ok and "verify" in (result.error or "")
     assert delivery.enqueue_due_digests(utcnow() + timedelta(days=1)) == 0
     # once verified, the next match goes out

@@ -46,18 +46,18 @@ def test_cli_user_with_capitals_can_log_in(settings_env: None) -> None:
     from sqlmodel import Session
 
     from app.core.db import get_engine
-    from app.services import accounts
+    from app.services import auth
 
     result = CliRunner().invoke(
         cli, ["user", "create", "Alice@Example.com", "--password", "long enough pass"]
     )
     assert result.exit_code == 0, result.output
     with Session(get_engine()) as session:
-        user = accounts.authenticate(
+        user = auth.authenticate(
             session, email="Alice@Example.com", password="long enough pass", ip="127.0.0.1"
         )
         assert user.email == "alice@example.com"
-        user = accounts.authenticate(
+        user = auth.authenticate(
             session, email="alice@example.com", password="long enough pass", ip="127.0.0.1"
         )
         assert user.email == "alice@example.com"

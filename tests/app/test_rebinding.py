@@ -16,7 +16,7 @@ import pytest
 from sqlmodel import Session
 
 from app.core.config import get_settings
-from app.services import delivery
+from app.services import delivery, delivery_actions
 from app.services.errors import Invalid
 from app.services.urlcheck import check_seed_url
 from tests.factories import add_concern, make_matches, make_user
@@ -90,7 +90,7 @@ def test_channel_test_is_not_a_port_scanner(
     evil.default = 404  # an internal service answering: its status must not come back
     user = make_user(session, webhook_enabled=True, webhook_url=_url(good))
     session.commit()  # as a request does before the service call
-    result = delivery.send_channel_test(session, get_settings(), user, "webhook")
+    result = delivery_actions.send_channel_test(session, get_settings(), user, "webhook")
     assert evil.requests == []
     assert not result.ok and "404" not in (result.error or "")
 
@@ -123,7 +123,7 @@ def test_checked_address_is_used_when_the_name_stays_put(
     try:
         user = make_user(session, webhook_enabled=True, webhook_url=_url(good))
         session.commit()  # as a request does before the service call
-        result = delivery.send_channel_test(session, get_settings(), user, "webhook")
+        result = delivery_actions.send_channel_test(session, get_settings(), user, "webhook")
         assert result.ok, result.error
         [received] = good.requests
         assert received.headers["host"] == f"{NAME}:{good.server.server_address[1]}"

@@ -20,7 +20,7 @@ pytestmark = [pytest.mark.slow, pytest.mark.timeout(400)]
 
 
 def test_killed_serve_resumes_the_crawl_at_restart(sqlite_url: str, tmp_path: Path) -> None:
-    from app.services import accounts
+    from app.services import auth
 
     engine = create_engine(sqlite_url)
     news = NewsSite(articles=40, delay=0.4)  # a slow site: the crawl takes a while
@@ -39,7 +39,7 @@ def test_killed_serve_resumes_the_crawl_at_restart(sqlite_url: str, tmp_path: Pa
     timelypush = str(Path(sys.executable).parent / "timelypush")
     with news.serve() as seed, Session(engine, expire_on_commit=False) as session:
         site_id, (cid,) = make_concerns(session, seed, [["足球"]])
-        user = accounts.register_user(session, email="reader@example.com", password="password123")
+        user = auth.register_user(session, email="reader@example.com", password="password123")
         session.commit()
         concern = session.get(Concern, cid)
         concern.owner_id = user.id

@@ -26,7 +26,7 @@ from app.api.schemas import (
     WithTotal,
 )
 from app.models import ApiTokenPublic, UserPublic
-from app.services import accounts
+from app.services import auth, password_reset, tokens, verification
 
 logger = logging.getLogger(__name__)
 
@@ -50,16 +50,17 @@ def register(
     settings: SettingsDep,
     response: Response,
 ) -> UserPublic:
-    user = accounts.register_user(
+    user = auth.register_user(
         session,
         email=body.email,
         password=body.password,
         language=body.language,
         ip=_ip(request) or "",
     )
+    session.commit()
     response.headers["Location"] = "/api/v1/me"  # the new account, once logged in
     try:
-        accounts.send_verification_email(settings, user)
+        verification.send_verification_email(settings, user)
     except Exception:  # the account exists; the user can ask for the email again
         logger.exception("verification email to user %s failed", user.id)
     return UserPublic.model_validate(user)
@@ -113,8 +114,9 @@ def token(
     session: SessionDep,
 ) -> TokenResponse:
     ip = request.client.host if request.client else None
-    user = accounts.authenticate(session, email=form.username, password=form.password, ip=ip)
-    plaintext, row = accounts.issue_token(session, user, name=form.device_name)
+    user = auth.authenticate(session, email=form.username, password=form.password, ip=ip)
+    plaintext, row = tokens.issue_token(session, user, name=form.device_name)
+    session.commit()
     assert row.id is not None
     return TokenResponse(
         access_token=plaintext, token_id=row.id, name=row.name, expires_at=row.expires_at
@@ -129,7 +131,7 @@ def token(
 def list_tokens(
     user: CurrentUser, session: SessionDep, response: Response, with_total: WithTotal = False
 ) -> list[ApiTokenPublic]:
-    found = [ApiTokenPublic.model_validate(t) for t in accounts.list_tokens(session, user)]
+    found = [ApiTokenPublic.model_validate(t) for t in tokens.list_tokens(session, user)]
     if with_total:
         response.headers[TOTAL_HEADER] = str(len(found))
     return found
@@ -145,9 +147,10 @@ def get_token(token: OwnedToken) -> ApiTokenPublic:
     responses=responses(401, 404),
     summary="Extend a token's lifetime (TIMELYPUSH_API_TOKEN_DAYS from now)",
 )
-def refresh_token(token: OwnedToken, user: CurrentUser, session: SessionDep) -> ApiTokenPublic:
-    assert token.id is not None
-    return ApiTokenPublic.model_validate(accounts.refresh_token(session, user, token.id))
+def refresh_token(token: OwnedToken, session: SessionDep) -> ApiTokenPublic:
+    row = tokens.extend(session, token)
+    session.commit()
+    return ApiTokenPublic.model_validate(row)
 
 
 @router.delete(
@@ -156,14 +159,16 @@ def refresh_token(token: OwnedToken, user: CurrentUser, session: SessionDep) -> 
     responses=responses(401, 404),
     summary="Revoke a token (log a device out)",
 )
-def revoke_token(token: OwnedToken, user: CurrentUser, session: SessionDep) -> None:
-    assert token.id is not None
-    accounts.revoke_token(session, user, token.id)
+def revoke_token(token: OwnedToken, session: SessionDep) -> None:
+    tokens.revoke(session, token)
+    session.commit()
 
 
 @router.post("/verify", summary="Confirm the email address with the emailed token")
 def verify(body: VerifyRequest, session: SessionDep, settings: SettingsDep) -> UserPublic:
-    return UserPublic.model_validate(accounts.verify_email(session, settings, body.token))
+    user = verification.verify_email(session, settings, body.token)
+    session.commit()
+    return UserPublic.model_validate(user)
 
 
 @router.post(
@@ -173,7 +178,7 @@ def verify(body: VerifyRequest, session: SessionDep, settings: SettingsDep) -> U
     summary="Send the verification email again",
 )
 def resend_verification(user: CurrentUser, session: SessionDep, settings: SettingsDep) -> Accepted:
-    accounts.resend_verification(session, settings, user)
+    verification.resend_verification(session, settings, user)
     return Accepted(message="If the address is not verified yet, a new link is on its way.")
 
 
@@ -186,15 +191,16 @@ def resend_verification(user: CurrentUser, session: SessionDep, settings: Settin
 def request_reset(
     body: ResetRequest, request: Request, session: SessionDep, settings: SettingsDep
 ) -> Accepted:
-    accounts.request_password_reset(session, settings, email=body.email, ip=_ip(request))
+    password_reset.request_password_reset(session, settings, email=body.email, ip=_ip(request))
     return Accepted(message="If an account exists for this address, a reset link was sent.")
 
 
 @router.post("/password-reset/confirm", summary="Set a new password with the emailed token")
 def confirm_reset(body: ResetConfirm, session: SessionDep, settings: SettingsDep) -> UserPublic:
-    user = accounts.reset_password(
+    user = password_reset.reset_password(
         session, settings, token=body.token, new_password=body.new_password
     )
+    session.commit()
     return UserPublic.model_validate(user)
 
 
@@ -207,7 +213,7 @@ def confirm_reset(body: ResetConfirm, session: SessionDep, settings: SettingsDep
 def request_sms_reset(
     body: ResetRequest, request: Request, session: SessionDep, settings: SettingsDep
 ) -> Accepted:
-    accounts.request_sms_reset(session, settings, email=body.email, ip=_ip(request))
+    password_reset.request_sms_reset(session, settings, email=body.email, ip=_ip(request))
     return Accepted(message="If the account has a phone number, a code was sent.")
 
 
@@ -215,7 +221,8 @@ def request_sms_reset(
 def confirm_sms_reset(
     body: SmsResetConfirm, session: SessionDep, settings: SettingsDep
 ) -> UserPublic:
-    user = accounts.reset_password_with_code(
+    user = password_reset.reset_password_with_code(
         session, settings, email=body.email, code=body.code, new_password=body.new_password
     )
+    session.commit()
     return UserPublic.model_validate(user)

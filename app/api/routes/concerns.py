@@ -38,11 +38,6 @@ _CREATE_EXAMPLES = {
 }
 
 
-def _id(concern: OwnedConcern) -> int:
-    assert concern.id is not None
-    return concern.id
-
-
 @router.get("", responses=TOTAL_COUNT, summary="The caller's concerns, newest first")
 def list_concerns(
     user: CurrentUser, session: SessionDep, response: Response, with_total: WithTotal = False
@@ -68,6 +63,7 @@ def create_concern(
     body: ConcernCreate = Body(openapi_examples=_CREATE_EXAMPLES),  # type: ignore[arg-type]
 ) -> ConcernPublic:
     concern = concerns.create_concern(session, user, body, probe=probe, settings=settings)
+    session.commit()
     response.headers["Location"] = f"{request.url.path.rstrip('/')}/{concern.id}"
     return concerns.concern_public(session, concern)
 
@@ -81,14 +77,12 @@ def get_concern(concern: OwnedConcern, session: SessionDep) -> ConcernPublic:
 def update_concern(
     concern: OwnedConcern,
     body: ConcernUpdate,
-    user: CurrentUser,
     session: SessionDep,
     settings: SettingsDep,
     probe: ProbeDep,
 ) -> ConcernPublic:
-    updated = concerns.update_concern(
-        session, user, _id(concern), body, probe=probe, settings=settings
-    )
+    updated = concerns.apply_update(session, concern, body, probe=probe, settings=settings)
+    session.commit()
     return concerns.concern_public(session, updated)
 
 
@@ -98,8 +92,9 @@ def update_concern(
     responses=responses(404),
     summary="Delete a concern and its messages",
 )
-def delete_concern(concern: OwnedConcern, user: CurrentUser, session: SessionDep) -> None:
-    concerns.delete_concern(session, user, _id(concern))
+def delete_concern(concern: OwnedConcern, session: SessionDep) -> None:
+    concerns.remove(session, concern)
+    session.commit()
 
 
 @router.post(
@@ -115,7 +110,8 @@ def delete_concern(concern: OwnedConcern, user: CurrentUser, session: SessionDep
 def check_now(
     concern: OwnedConcern, user: CurrentUser, session: SessionDep, settings: SettingsDep
 ) -> ConcernPublic:
-    visit = visits.request_visit(session, user, _id(concern), settings=settings)
+    visit = visits.visit_now(session, user, concern, settings=settings)
+    session.commit()
     if visit.reason is visits.RefusedBecause.PAUSED:
         raise Conflict("The concern is paused; resume it first.", code=visit.reason)
     public = concerns.concern_public(session, visit.concern)
@@ -129,18 +125,14 @@ def check_now(
 )
 def list_runs(
     concern: OwnedConcern,
-    user: CurrentUser,
     session: SessionDep,
     response: Response,
     limit: Annotated[int, Query(ge=1, le=200)] = 50,
     with_total: WithTotal = False,
 ) -> list[CrawlRunPublic]:
     if with_total:
-        response.headers[TOTAL_HEADER] = str(runs.count_runs(session, user, _id(concern)))
-    return [
-        CrawlRunPublic.model_validate(r)
-        for r in runs.list_runs(session, user, _id(concern), limit=limit)
-    ]
+        response.headers[TOTAL_HEADER] = str(runs.count_runs_of(session, concern))
+    return [CrawlRunPublic.model_validate(r) for r in runs.runs_of(session, concern, limit=limit)]
 
 
 @router.get(
@@ -150,11 +142,10 @@ def list_runs(
 )
 def harvest(
     concern: OwnedConcern,
-    user: CurrentUser,
     session: SessionDep,
     limit: Annotated[int, Query(ge=1, le=200)] = 30,
 ) -> list[HarvestPoint]:
-    return runs.harvest_series(session, user, _id(concern), limit=limit)
+    return runs.harvest_of(session, concern, limit=limit)
 
 
 Term = Annotated[str, Path(min_length=1, max_length=100, description="A learned term")]
@@ -184,10 +175,8 @@ def get_learned(concern: OwnedConcern, session: SessionDep) -> LearnedTerms:
     responses=responses(404),
     summary="Remove a learned term: the model never uses it again for this concern",
 )
-def block_term(
-    concern: OwnedConcern, term: Term, user: CurrentUser, session: SessionDep
-) -> LearnedTerms:
-    updated = feedback.block_term(session, user, _id(concern), term)
+def block_term(concern: OwnedConcern, term: Term, session: SessionDep) -> LearnedTerms:
+    updated = feedback.block(session, concern, term)
     session.commit()
     return _learned(session, updated)
 
@@ -197,9 +186,7 @@ def block_term(
     responses=responses(404),
     summary="Make a learned term a synonym of the concern's keywords",
 )
-def promote_term(
-    concern: OwnedConcern, term: Term, user: CurrentUser, session: SessionDep
-) -> LearnedTerms:
-    updated = feedback.promote_term(session, user, _id(concern), term)
+def promote_term(concern: OwnedConcern, term: Term, session: SessionDep) -> LearnedTerms:
+    updated = feedback.promote(session, concern, term)
     session.commit()
     return _learned(session, updated)

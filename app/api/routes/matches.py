@@ -24,7 +24,7 @@ from app.api.schemas import (
 )
 from app.core.db import get_engine
 from app.models import DeliveryPublic, MatchPublic
-from app.services import delivery, feedback, matches
+from app.services import delivery_actions, feedback, matches
 
 router = APIRouter(prefix="/matches", tags=["matches"], responses=responses(401, 422))
 
@@ -103,7 +103,9 @@ async def list_matches(
 
 @router.post("/bulk", summary="Mark read / unread or delete many messages")
 def bulk(body: BulkRequest, user: CurrentUser, session: SessionDep) -> BulkResult:
-    return BulkResult(changed=matches.bulk(session, user, body.ids, body.action))
+    changed = matches.bulk(session, user, body.ids, body.action)
+    session.commit()
+    return BulkResult(changed=changed)
 
 
 @router.get("/{match_id}", responses=responses(404), summary="One message, with why it matched")
@@ -115,7 +117,9 @@ def get_match(match: OwnedMatch, user: CurrentUser) -> MatchPublic:
 def update_match(
     match: OwnedMatch, body: MatchUpdate, user: CurrentUser, session: SessionDep
 ) -> MatchPublic:
-    return matches.to_public(matches.set_read(session, user, _id(match), body.read), user.language)
+    updated = matches.mark(session, match, body.read)
+    session.commit()
+    return matches.to_public(updated, user.language)
 
 
 @router.post(
@@ -126,7 +130,7 @@ def update_match(
 def set_feedback(
     match: OwnedMatch, body: FeedbackRequest, user: CurrentUser, session: SessionDep
 ) -> MatchPublic:
-    updated = feedback.set_feedback(session, user, _id(match), body.relevant)
+    updated = feedback.judge(session, match, body.relevant)
     session.commit()
     return matches.to_public(updated, user.language)
 
@@ -137,8 +141,9 @@ def set_feedback(
     responses=responses(404),
     summary="Delete a message (it will not come back)",
 )
-def delete_match(match: OwnedMatch, user: CurrentUser, session: SessionDep) -> None:
-    matches.delete_match(session, user, _id(match))
+def delete_match(match: OwnedMatch, session: SessionDep) -> None:
+    matches.remove(session, match)
+    session.commit()
 
 
 DeliveryId = Annotated[int, Path(ge=1, le=MAX_ID, description="Delivery id")]
@@ -152,7 +157,7 @@ DeliveryId = Annotated[int, Path(ge=1, le=MAX_ID, description="Delivery id")]
 def list_deliveries(
     match: OwnedMatch, user: CurrentUser, session: SessionDep
 ) -> list[DeliveryPublic]:
-    rows = delivery.match_deliveries(session, user, _id(match))
+    rows = delivery_actions.match_deliveries(session, user, _id(match))
     return [DeliveryPublic.model_validate(row, from_attributes=True) for row in rows]
 
 
@@ -165,5 +170,5 @@ def list_deliveries(
 def resend_delivery(
     match: OwnedMatch, delivery_id: DeliveryId, user: CurrentUser, session: SessionDep
 ) -> DeliveryPublic:
-    copy = delivery.resend_for_match(session, user, _id(match), delivery_id)
+    copy = delivery_actions.resend_for_match(session, user, _id(match), delivery_id)
     return DeliveryPublic.model_validate(copy, from_attributes=True)

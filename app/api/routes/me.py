@@ -17,7 +17,7 @@ from app.api.schemas import (
     WebhookSecret,
 )
 from app.models import ProfileUpdate, UserPublic
-from app.services import account_data, accounts, delivery
+from app.services import account_data, auth, delivery_actions, profile, verification
 
 router = APIRouter(prefix="/me", tags=["me"], responses=responses(401, 422))
 
@@ -55,7 +55,9 @@ def update_me(
     session: SessionDep,
     body: ProfileUpdate = Body(openapi_examples=_PROFILE_EXAMPLES),  # type: ignore[arg-type]
 ) -> UserPublic:
-    return UserPublic.model_validate(accounts.update_profile(session, user, body))
+    updated = profile.update_profile(session, user, body)
+    session.commit()
+    return UserPublic.model_validate(updated)
 
 
 @router.get("/export", summary="Everything stored for the caller, as JSON")
@@ -78,6 +80,7 @@ def delete_me(
         password=body.password,
         ip=request.client.host if request.client else None,
     )
+    session.commit()
 
 
 @router.post(
@@ -87,7 +90,7 @@ def delete_me(
     summary="Text a code to the profile's phone number (SMS pushes need a verified number)",
 )
 def send_phone_code(user: CurrentUser, session: SessionDep, settings: SettingsDep) -> Accepted:
-    accounts.send_phone_code(session, settings, user)
+    verification.send_phone_code(session, settings, user)
     return Accepted(message="A code is on its way to the phone number of the profile.")
 
 
@@ -95,7 +98,9 @@ def send_phone_code(user: CurrentUser, session: SessionDep, settings: SettingsDe
 def confirm_phone(
     body: PhoneConfirm, user: CurrentUser, session: SessionDep, settings: SettingsDep
 ) -> UserPublic:
-    return UserPublic.model_validate(accounts.confirm_phone(session, settings, user, body.code))
+    confirmed = verification.confirm_phone(session, settings, user, body.code)
+    session.commit()
+    return UserPublic.model_validate(confirmed)
 
 
 @router.post(
@@ -103,7 +108,9 @@ def confirm_phone(
     summary="Rotate the webhook signing secret (returned once)",
 )
 def rotate_webhook_secret(user: CurrentUser, session: SessionDep) -> WebhookSecret:
-    return WebhookSecret(secret=accounts.rotate_webhook_secret(session, user))
+    secret = profile.rotate_webhook_secret(session, user)
+    session.commit()
+    return WebhookSecret(secret=secret)
 
 
 @router.post(
@@ -115,13 +122,14 @@ def rotate_webhook_secret(user: CurrentUser, session: SessionDep) -> WebhookSecr
 def change_password(
     body: PasswordChange, request: Request, user: CurrentUser, session: SessionDep
 ) -> None:
-    accounts.change_password(
+    auth.change_password(
         session,
         user,
         current_password=body.current_password,
         new_password=body.new_password,
         ip=request.client.host if request.client else None,
     )
+    session.commit()
 
 
 @router.post(
@@ -135,5 +143,5 @@ def send_test_message(
     session: SessionDep,
     settings: SettingsDep,
 ) -> ChannelTestResult:
-    result = delivery.send_channel_test(session, settings, user, channel)
+    result = delivery_actions.send_channel_test(session, settings, user, channel)
     return ChannelTestResult(ok=result.ok, error=None if result.ok else result.error)

@@ -24,7 +24,7 @@ from app.models import (
     utcnow,
 )
 from app.models import Concern as ConcernRow
-from app.services import account_data, accounts, concerns
+from app.services import account_data, auth, concerns, tokens
 from app.services.errors import Unauthorized
 from tests.factories import PASSWORD, add_match, make_account
 
@@ -67,7 +67,7 @@ def _everything(session: Session, user: User, seed: str) -> None:
     session.add(WebSession(user_id=user.id, key_hash=f"{user.id:064d}"))
     session.add(ResetCode(user_id=user.id, code_hash="x", expires_at=utcnow()))
     session.commit()
-    accounts.issue_token(session, user, name="phone")
+    tokens.issue_token(session, user, name="phone")
 
 
 def test_export_then_delete_removes_every_row_of_the_user(
@@ -77,6 +77,7 @@ def test_export_then_delete_removes_every_row_of_the_user(
     bob = make_account(session, "bob@example.com")
     _everything(session, alice, "news.example.com")
     _everything(session, bob, "news.example.com")  # the same, shared site
+    session.commit()
     assert alice.id is not None and bob.id is not None
 
     data = account_data.export_user(session, alice)
@@ -100,7 +101,8 @@ def test_export_then_delete_removes_every_row_of_the_user(
 
 def test_cli_lists_and_disables_users(session: Session) -> None:
     alice = make_account(session)
-    accounts.issue_token(session, alice, name="phone")
+    tokens.issue_token(session, alice, name="phone")
+    session.commit()
     listed = CliRunner().invoke(cli, ["user", "list"])
     assert listed.exit_code == 0 and "alice@example.com" in listed.output
     disabled = CliRunner().invoke(cli, ["user", "disable", "Alice@Example.com"])
@@ -108,12 +110,10 @@ def test_cli_lists_and_disables_users(session: Session) -> None:
     assert "DISABLED" in CliRunner().invoke(cli, ["user", "list"]).output
     session.expire_all()
     with pytest.raises(Unauthorized):
-        accounts.authenticate(session, email="alice@example.com", password=PASSWORD, ip="10.0.0.2")
+        auth.authenticate(session, email="alice@example.com", password=PASSWORD, ip="10.0.0.2")
     session.expire_all()
     assert all(t.revoked_at for t in session.exec(select(ApiToken)))
     assert CliRunner().invoke(cli, ["user", "enable", "alice@example.com"]).exit_code == 0
-    assert accounts.authenticate(
-        session, email="alice@example.com", password=PASSWORD, ip="10.0.0.3"
-    )
+    assert auth.authenticate(session, email="alice@example.com", password=PASSWORD, ip="10.0.0.3")
     assert CliRunner().invoke(cli, ["user", "disable", "nobody@example.com"]).exit_code == 1
     get_settings.cache_clear()

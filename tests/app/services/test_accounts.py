@@ -10,36 +10,36 @@ from sqlmodel import Session
 
 from app.core.config import get_settings
 from app.models import ApiToken, ProfileUpdate, utcnow
-from app.services import accounts
+from app.services import account_messages, auth, password_reset, profile, tokens, verification
 from app.services.errors import Conflict, Invalid, NotFound, Throttled, Unauthorized
 from tests.factories import PASSWORD, make_account
 
 
 def test_register_normalises_email_and_refuses_duplicates(session: Session) -> None:
-    user = accounts.register_user(session, email=" Alice@Example.COM ", password="long enough")
+    user = auth.register_user(session, email=" Alice@Example.COM ", password="long enough")
     assert user.email == "alice@example.com"
     assert user.password_hash != "long enough"
     assert user.email_verified_at is None
     with pytest.raises(Conflict):
-        accounts.register_user(session, email="ALICE@example.com", password="another one")
+        auth.register_user(session, email="ALICE@example.com", password="another one")
     with pytest.raises(Invalid):
-        accounts.register_user(session, email="not-an-email", password="long enough")
+        auth.register_user(session, email="not-an-email", password="long enough")
     with pytest.raises(Invalid, match="at least 8"):
-        accounts.register_user(session, email="bob@example.com", password="short")
+        auth.register_user(session, email="bob@example.com", password="short")
 
 
 def test_login_succeeds_and_fails_without_saying_which_part_was_wrong(session: Session) -> None:
     make_account(session)
     assert (
-        accounts.authenticate(
+        auth.authenticate(
             session, email="ALICE@example.com", password=PASSWORD, ip="10.0.0.1"
         ).email
         == "alice@example.com"
     )
     with pytest.raises(Unauthorized) as wrong:
-        accounts.authenticate(session, email="alice@example.com", password="nope", ip="10.0.0.1")
+        auth.authenticate(session, email="alice@example.com", password="nope", ip="10.0.0.1")
     with pytest.raises(Unauthorized) as unknown:
-        accounts.authenticate(session, email="who@example.com", password="nope", ip="10.0.0.1")
+        auth.authenticate(session, email="who@example.com", password="nope", ip="10.0.0.1")
     assert wrong.value.message == unknown.value.message
 
 
@@ -51,11 +51,9 @@ def test_account_wide_ceiling_holds_across_ips(
     make_account(session)
     for i in range(4):  # 3 free, 1 let through by the back-off
         with pytest.raises(Unauthorized):
-            accounts.authenticate(
-                session, email="alice@example.com", password="bad", ip=f"10.0.0.{i}"
-            )
+            auth.authenticate(session, email="alice@example.com", password="bad", ip=f"10.0.0.{i}")
     with pytest.raises(Throttled) as exc:
-        accounts.authenticate(session, email="alice@example.com", password=PASSWORD, ip="10.9.9.9")
+        auth.authenticate(session, email="alice@example.com", password=PASSWORD, ip="10.9.9.9")
     assert 0 < exc.value.retry_after <= 5 * 60  # a back-off, never a long lock
 
 
@@ -64,14 +62,12 @@ def test_login_is_throttled_per_ip_across_accounts(session: Session, slow_backof
 
     for i in range(DEFAULTS["login_ip"].attempts + 1):
         with pytest.raises(Unauthorized):
-            accounts.authenticate(session, email=f"u{i}@example.com", password="x", ip="1.2.3.4")
+            auth.authenticate(session, email=f"u{i}@example.com", password="x", ip="1.2.3.4")
     make_account(session, "fresh@example.com")
     with pytest.raises(Throttled):
-        accounts.authenticate(session, email="fresh@example.com", password=PASSWORD, ip="1.2.3.4")
+        auth.authenticate(session, email="fresh@example.com", password=PASSWORD, ip="1.2.3.4")
     # another address is not affected
-    assert accounts.authenticate(
-        session, email="fresh@example.com", password=PASSWORD, ip="5.6.7.8"
-    )
+    assert auth.authenticate(session, email="fresh@example.com", password=PASSWORD, ip="5.6.7.8")
 
 
 def test_successful_login_clears_account_failures(session: Session, slow_backoff: None) -> None:
@@ -81,11 +77,11 @@ def test_successful_login_clears_account_failures(session: Session, slow_backoff
     free = DEFAULTS["login"].attempts
     for _ in range(free - 1):
         with pytest.raises(Unauthorized):
-            accounts.authenticate(session, email="alice@example.com", password="bad", ip="9.9.9.9")
-    accounts.authenticate(session, email="alice@example.com", password=PASSWORD, ip="9.9.9.9")
+            auth.authenticate(session, email="alice@example.com", password="bad", ip="9.9.9.9")
+    auth.authenticate(session, email="alice@example.com", password=PASSWORD, ip="9.9.9.9")
     for _ in range(free):
         with pytest.raises(Unauthorized):
-            accounts.authenticate(session, email="alice@example.com", password="bad", ip="9.9.9.9")
+            auth.authenticate(session, email="alice@example.com", password="bad", ip="9.9.9.9")
 
 
 def _token_from(text: str) -> str:
@@ -99,62 +95,66 @@ def _token_from(text: str) -> str:
 def test_email_verification_link(session: Session, outbox: list) -> None:
     user = make_account(session)
     settings = get_settings()
-    accounts.send_verification_email(settings, user)
+    verification.send_verification_email(settings, user)
     assert outbox[0]["to"] == "alice@example.com"
     token = _token_from(outbox[0]["text"])
-    assert accounts.verify_email(session, settings, token).email_verified_at is not None
+    assert verification.verify_email(session, settings, token).email_verified_at is not None
     with pytest.raises(Invalid):
-        accounts.verify_email(session, settings, token + "x")
+        verification.verify_email(session, settings, token + "x")
 
 
 def test_password_reset_link_is_single_use(session: Session, outbox: list) -> None:
     make_account(session)
     settings = get_settings()
-    accounts.request_password_reset(session, settings, email="nobody@example.com")
+    password_reset.request_password_reset(session, settings, email="nobody@example.com")
     assert outbox == []  # no account: silent, nothing sent
-    accounts.request_password_reset(session, settings, email="alice@example.com")
+    password_reset.request_password_reset(session, settings, email="alice@example.com")
     token = _token_from(outbox[0]["text"])
-    accounts.reset_password(session, settings, token=token, new_password="brand new pass")
-    assert accounts.authenticate(
+    password_reset.reset_password(session, settings, token=token, new_password="brand new pass")
+    session.commit()
+    assert auth.authenticate(
         session, email="alice@example.com", password="brand new pass", ip="1.1.1.1"
     )
     with pytest.raises(Invalid, match="already used"):
-        accounts.reset_password(session, settings, token=token, new_password="third password")
+        password_reset.reset_password(session, settings, token=token, new_password="third password")
 
 
 def _verify_phone(session: Session, user: object) -> None:
     """Confirm the phone number the way the user does: the texted code."""
     settings = get_settings()
     sent: list[str] = []
-    original = accounts._send_sms
-    accounts._send_sms = lambda s, phone, text: sent.append(text)  # type: ignore[assignment]
+    original = account_messages.send_sms
+    account_messages.send_sms = lambda s, phone, text: sent.append(text)  # type: ignore[assignment]
     try:
-        accounts.send_phone_code(session, settings, user)  # type: ignore[arg-type]
+        verification.send_phone_code(session, settings, user)  # type: ignore[arg-type]
     finally:
-        accounts._send_sms = original  # type: ignore[assignment]
+        account_messages.send_sms = original  # type: ignore[assignment]
     code = re.search(r"\d{6}", sent[-1]).group(0)  # type: ignore[union-attr]
-    accounts.confirm_phone(session, settings, user, code)  # type: ignore[arg-type]
+    verification.confirm_phone(session, settings, user, code)  # type: ignore[arg-type]
+    session.commit()
 
 
 def test_sms_reset_goes_only_to_a_verified_phone(session: Session, outbox: list) -> None:
     user = make_account(session)
-    accounts.update_profile(session, user, ProfileUpdate(phone="+8613800138000"))
-    accounts.request_sms_reset(session, get_settings(), email="alice@example.com")
+    profile.update_profile(session, user, ProfileUpdate(phone="+8613800138000"))
+    session.commit()
+    password_reset.request_sms_reset(session, get_settings(), email="alice@example.com")
     assert outbox == []  # the number was never confirmed
     _verify_phone(session, user)
     assert user.phone_verified_at is not None
-    accounts.request_sms_reset(session, get_settings(), email="alice@example.com")
+    password_reset.request_sms_reset(session, get_settings(), email="alice@example.com")
     assert outbox[-1]["to"] == "+8613800138000"
-    accounts.update_profile(session, user, ProfileUpdate(phone="+8613900139000"))
+    profile.update_profile(session, user, ProfileUpdate(phone="+8613900139000"))
     assert user.phone_verified_at is None  # a new number is confirmed again
 
 
 def test_sms_reset_code_is_hashed_limited_and_single_use(session: Session, outbox: list) -> None:
     user = make_account(session)
-    accounts.update_profile(session, user, ProfileUpdate(phone="+86 138 0013 8000"))
+    profile.update_profile(session, user, ProfileUpdate(phone="+86 138 0013 8000"))
+    session.commit()
     _verify_phone(session, user)
     settings = get_settings()
-    accounts.request_sms_reset(session, settings, email="alice@example.com")
+    password_reset.request_sms_reset(session, settings, email="alice@example.com")
     assert outbox[-1]["to"] == "+8613800138000"
     code = re.search(r"\d{6}", outbox[-1]["text"]).group(0)  # type: ignore[union-attr]
     from sqlmodel import select
@@ -165,40 +165,42 @@ def test_sms_reset_code_is_hashed_limited_and_single_use(session: Session, outbo
     assert code not in stored.code_hash
     wrong = "000000" if code != "000000" else "111111"
     with pytest.raises(Invalid):
-        accounts.reset_password_with_code(
+        password_reset.reset_password_with_code(
             session, settings, email="alice@example.com", code=wrong, new_password="new password"
         )
-    accounts.reset_password_with_code(
+    password_reset.reset_password_with_code(
         session, settings, email="alice@example.com", code=code, new_password="new password"
     )
+    session.commit()
     with pytest.raises(Invalid):
-        accounts.reset_password_with_code(
+        password_reset.reset_password_with_code(
             session, settings, email="alice@example.com", code=code, new_password="again again"
         )
 
 
 def test_sms_code_stops_after_too_many_wrong_attempts(session: Session, outbox: list) -> None:
     user = make_account(session)
-    accounts.update_profile(session, user, ProfileUpdate(phone="+8613800138000"))
+    profile.update_profile(session, user, ProfileUpdate(phone="+8613800138000"))
+    session.commit()
     _verify_phone(session, user)
     settings = get_settings()
-    accounts.request_sms_reset(session, settings, email="alice@example.com")
+    password_reset.request_sms_reset(session, settings, email="alice@example.com")
     code = re.search(r"\d{6}", outbox[-1]["text"]).group(0)  # type: ignore[union-attr]
     wrong = "000000" if code != "000000" else "111111"
-    for _ in range(accounts.SMS_CODE_ATTEMPTS):
+    for _ in range(account_messages.SMS_CODE_ATTEMPTS):
         with pytest.raises(Invalid):
-            accounts.reset_password_with_code(
+            password_reset.reset_password_with_code(
                 session, settings, email="alice@example.com", code=wrong, new_password="x" * 9
             )
     with pytest.raises(Invalid):  # even the right code is dead now
-        accounts.reset_password_with_code(
+        password_reset.reset_password_with_code(
             session, settings, email="alice@example.com", code=code, new_password="x" * 9
         )
 
 
 def test_profile_validation(session: Session, allow_test_hosts: None) -> None:
     user = make_account(session)
-    updated = accounts.update_profile(
+    updated = profile.update_profile(
         session,
         user,
         ProfileUpdate(
@@ -225,7 +227,7 @@ def test_profile_validation(session: Session, allow_test_hosts: None) -> None:
         ProfileUpdate(sms_enabled=True),
     ):
         with pytest.raises(Invalid):
-            accounts.update_profile(session, user, bad)
+            profile.update_profile(session, user, bad)
         session.rollback()
 
 
@@ -234,56 +236,55 @@ def test_changing_email_requires_verification_again(session: Session) -> None:
     make_account(session, "bob@example.com")
     user.email_verified_at = utcnow()
     with pytest.raises(Conflict):
-        accounts.update_profile(session, user, ProfileUpdate(email="BOB@example.com"))
+        profile.update_profile(session, user, ProfileUpdate(email="BOB@example.com"))
     session.rollback()
-    updated = accounts.update_profile(session, user, ProfileUpdate(email="alice2@example.com"))
+    updated = profile.update_profile(session, user, ProfileUpdate(email="alice2@example.com"))
     assert updated.email == "alice2@example.com"
     assert updated.email_verified_at is None
 
 
 def test_webhook_secret_rotates(session: Session) -> None:
     user = make_account(session)
-    first = accounts.rotate_webhook_secret(session, user)
-    second = accounts.rotate_webhook_secret(session, user)
+    first = profile.rotate_webhook_secret(session, user)
+    second = profile.rotate_webhook_secret(session, user)
     assert first != second and user.webhook_secret == second
 
 
 def test_change_password(session: Session) -> None:
     user = make_account(session)
     with pytest.raises(Unauthorized):
-        accounts.change_password(
+        auth.change_password(
             session, user, current_password="wrong pass", new_password="new password"
         )
-    accounts.change_password(session, user, current_password=PASSWORD, new_password="new password")
-    assert accounts.authenticate(
-        session, email="alice@example.com", password="new password", ip=None
-    )
+    auth.change_password(session, user, current_password=PASSWORD, new_password="new password")
+    session.commit()
+    assert auth.authenticate(session, email="alice@example.com", password="new password", ip=None)
 
 
 def test_api_tokens_are_hashed_listable_and_revocable(session: Session) -> None:
     alice = make_account(session)
     bob = make_account(session, "bob@example.com")
-    plaintext, row = accounts.issue_token(session, alice, name="Pixel 8")
+    plaintext, row = tokens.issue_token(session, alice, name="Pixel 8")
     assert plaintext not in row.token_hash
-    assert accounts.user_for_token(session, plaintext).id == alice.id  # type: ignore[union-attr]
+    assert tokens.user_for_token(session, plaintext).id == alice.id  # type: ignore[union-attr]
     touched = session.get(ApiToken, row.id).last_used_at  # type: ignore[union-attr]
     assert touched is not None
-    accounts.user_for_token(session, plaintext)  # within a minute: not written again
+    tokens.user_for_token(session, plaintext)  # within a minute: not written again
     assert session.get(ApiToken, row.id).last_used_at == touched  # type: ignore[union-attr]
-    assert [t.name for t in accounts.list_tokens(session, alice)] == ["Pixel 8"]
-    assert accounts.list_tokens(session, bob) == []
+    assert [t.name for t in tokens.list_tokens(session, alice)] == ["Pixel 8"]
+    assert tokens.list_tokens(session, bob) == []
     with pytest.raises(NotFound):
-        accounts.revoke_token(session, bob, row.id)  # type: ignore[arg-type]
-    accounts.revoke_token(session, alice, row.id)  # type: ignore[arg-type]
-    assert accounts.user_for_token(session, plaintext) is None
-    assert accounts.user_for_token(session, "tp_unknown") is None
-    assert accounts.list_tokens(session, alice) == []
+        tokens.revoke_token(session, bob, row.id)  # type: ignore[arg-type]
+    tokens.revoke_token(session, alice, row.id)  # type: ignore[arg-type]
+    assert tokens.user_for_token(session, plaintext) is None
+    assert tokens.user_for_token(session, "tp_unknown") is None
+    assert tokens.list_tokens(session, alice) == []
 
 
 def test_expired_token_is_refused(session: Session) -> None:
     alice = make_account(session)
-    plaintext, row = accounts.issue_token(session, alice, name="old")
+    plaintext, row = tokens.issue_token(session, alice, name="old")
     row.expires_at = utcnow() - timedelta(seconds=1)
     session.add(row)
     session.commit()
-    assert accounts.user_for_token(session, plaintext) is None
+    assert tokens.user_for_token(session, plaintext) is None

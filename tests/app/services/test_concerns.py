@@ -247,6 +247,7 @@ def test_the_concern_limit_holds_under_parallel_requests(
                     ConcernCreate(seed_url=f"https://s{i}.example.com/", keywords="AI"),
                     probe=False,
                 )
+                s.commit()
             except Invalid as exc:
                 return exc.code
             return "ok"

@@ -14,7 +14,7 @@ from sqlalchemy.engine import Engine
 from sqlmodel import Session
 
 from app.core.config import get_settings
-from app.services import accounts, throttle
+from app.services import auth, throttle
 from app.services.errors import Throttled, Unauthorized
 from tests.factories import PASSWORD, make_account
 
@@ -35,7 +35,7 @@ def store(
 def _try_login(engine: Engine, password: str, ip: str) -> str:
     with Session(engine, expire_on_commit=False) as s:
         try:
-            accounts.authenticate(s, email="alice@example.com", password=password, ip=ip)
+            auth.authenticate(s, email="alice@example.com", password=password, ip=ip)
         except Throttled:
             return "throttled"
         except Unauthorized:
@@ -118,7 +118,7 @@ def test_current_password_checks_are_throttled(
     results = []
     for _ in range(10):
         try:
-            accounts.change_password(
+            auth.change_password(
                 session, user, current_password="wrong!", new_password="new password", ip=OWNER
             )
             results.append("ok")

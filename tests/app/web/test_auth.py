@@ -49,10 +49,10 @@ def test_register_logs_in_and_sends_a_verification_link(client, db):
     assert "验证链接已发送到 new@example.com" in page.text
 
     from app.core.config import get_settings
-    from app.services import accounts
-    from app.services.accounts import make_email_verification_token
+    from app.services.auth import get_user_by_email
+    from app.services.verification import make_email_verification_token
 
-    user = accounts.crud.get_user_by_email(db, email="new@example.com")
+    user = get_user_by_email(db, email="new@example.com")
     token = make_email_verification_token(get_settings(), user)
     verified = client.get(f"/verify-email?token={token}")
     assert verified.status_code == 200 and "邮箱已验证" in verified.text
@@ -193,7 +193,7 @@ def test_secure_cookies_setting_marks_the_cookie_secure(web_env, monkeypatch):
 
 def test_password_reset_link_works_once(client, db, alice):
     from app.core.config import get_settings
-    from app.services.accounts import make_password_reset_token
+    from app.services.password_reset import make_password_reset_token
 
     sent = post(client, "/forgot", {"email": alice.email}, page="/forgot")
     # post/redirect/get: reloading the notice asks for no second mail
@@ -222,7 +222,7 @@ def test_password_reset_link_works_once(client, db, alice):
 
 def test_password_reset_logs_out_other_browsers(app, client, db, alice, alice_client):
     from app.core.config import get_settings
-    from app.services.accounts import make_password_reset_token
+    from app.services.password_reset import make_password_reset_token
 
     token = make_password_reset_token(get_settings(), alice)
     post(
@@ -293,12 +293,13 @@ def test_password_change_ends_other_browsers_and_api_tokens(app, db, alice):
     from sqlmodel import select
 
     from app.models import ApiToken
-    from app.services import accounts
+    from app.services import tokens
 
     here, there = new_client(app), new_client(app)
     log_in(here, alice.email)
     log_in(there, alice.email)
-    plaintext, _ = accounts.issue_token(db, alice, name="phone")
+    plaintext, _ = tokens.issue_token(db, alice, name="phone")
+    db.commit()
     api = {"Authorization": f"Bearer {plaintext}"}
     assert here.get("/api/v1/me", headers=api).status_code == 200
     changed = post(
@@ -322,13 +323,13 @@ def test_password_change_ends_other_browsers_and_api_tokens(app, db, alice):
 def test_reset_links_keep_the_token_out_of_requests(client, db, alice, monkeypatch):
     """The emailed link has the token in the fragment; the page's script fills the form."""
     from app.core.config import get_settings
-    from app.services import accounts
+    from app.services import account_messages, password_reset
 
     sent = []
     monkeypatch.setattr(
-        accounts, "_send_email", lambda s, to, subject, text, html=None: sent.append(text)
+        account_messages, "send_email", lambda s, to, subject, text, html=None: sent.append(text)
     )
-    accounts.request_password_reset(db, get_settings(), email=alice.email)
+    password_reset.request_password_reset(db, get_settings(), email=alice.email)
     [text] = sent
     assert "/reset-password#token=" in text and "?token=" not in text
     page = client.get("/reset-password")

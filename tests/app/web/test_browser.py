@@ -370,7 +370,7 @@ def test_every_page_fits_a_phone_and_a_desktop(live: dict[str, Any], tmp_path: P
     from app.core.config import get_settings
     from app.core.db import get_engine
     from app.models import Match, User, utcnow
-    from app.services import accounts
+    from app.services import auth
     from app.services.delivery_compose import unsubscribe_url
 
     shots = Path(os.environ.get("TIMELYPUSH_SCREENSHOT_DIR") or tmp_path / "shots")
@@ -378,7 +378,7 @@ def test_every_page_fits_a_phone_and_a_desktop(live: dict[str, Any], tmp_path: P
     base = live["url"]
     email = "xiaohong@example.com"
     with Session(get_engine(), expire_on_commit=False) as db:
-        user = accounts.register_user(db, email=email, password="correct-horse-battery")
+        user = auth.register_user(db, email=email, password="correct-horse-battery")
         user.email_verified_at = utcnow()
         db.add(user)
         db.commit()

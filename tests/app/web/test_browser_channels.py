@@ -29,10 +29,10 @@ def _user(email: str) -> None:
     from sqlmodel import Session
 
     from app.core.db import get_engine
-    from app.services import accounts
+    from app.services import auth
 
     with Session(get_engine()) as db:
-        accounts.register_user(db, email=email, password="correct-horse-battery")
+        auth.register_user(db, email=email, password="correct-horse-battery")
         db.commit()
 
 

@@ -25,10 +25,10 @@ def _seed(email: str, password: str) -> int:
 
     from app.core.db import get_engine
     from app.models import ConcernCreate, Match, Page, utcnow
-    from app.services import accounts, concerns
+    from app.services import auth, concerns
 
     with Session(get_engine(), expire_on_commit=False) as db:
-        user = accounts.register_user(db, email=email, password=password)
+        user = auth.register_user(db, email=email, password=password)
         user.email_verified_at = utcnow()
         db.add(user)
         data = ConcernCreate(seed_url="http://127.0.0.1:9/sports/", keywords="足球, 中超")

@@ -132,10 +132,11 @@ def test_webhook_url_goes_through_the_guard(alice_client, db, alice):
 
 
 def test_api_tokens_listed_and_revoked(alice_client, bob_client, db, alice, bob):
-    from app.services import accounts
+    from app.services import tokens
 
-    _, mine = accounts.issue_token(db, alice, name="iPhone")
-    _, theirs = accounts.issue_token(db, bob, name="Pixel")
+    _, mine = tokens.issue_token(db, alice, name="iPhone")
+    _, theirs = tokens.issue_token(db, bob, name="Pixel")
+    db.commit()
     page = alice_client.get("/settings")
     assert "iPhone" in page.text and "Pixel" not in page.text
     assert (
@@ -238,10 +239,10 @@ def test_download_data_and_delete_account_from_the_dashboard(alice_client, clien
 def test_api_tokens_show_when_they_expire(alice_client, db, alice):
     from datetime import UTC, datetime
 
-    from app.services import accounts
+    from app.services import tokens
 
-    _, phone = accounts.issue_token(db, alice, name="iPhone")
-    _, laptop = accounts.issue_token(db, alice, name="Laptop")
+    _, phone = tokens.issue_token(db, alice, name="iPhone")
+    _, laptop = tokens.issue_token(db, alice, name="Laptop")
     laptop.expires_at = datetime(2027, 3, 1, 4, 0, tzinfo=UTC)  # 12:00 in Shanghai
     db.add(laptop)
     db.commit()
