@@ -16,7 +16,9 @@ from urllib.parse import urlencode
 from sqlmodel import Session, col, select
 
 from app.core.config import Settings
+from app.core.i18n import language, translate
 from app.models import ResetCode, User, utcnow
+from app.services import throttle
 from app.services.errors import Invalid
 from app.services.urlcheck import run_sync
 
@@ -139,3 +141,18 @@ def send_sms(settings: Settings, phone: str, text: str) -> None:
     result = run_sync(channel.send(message, phone))
     if not result.ok:
         logger.error("account SMS failed: %s", result.error)
+
+
+def text_code(
+    session: Session, settings: Settings, user: User, *, purpose: str, limit: str, message: str
+) -> None:
+    """Text the user a new one-time code for ``purpose`` (phone verification, password reset):
+    counted against the ``limit`` throttle, stored, committed, then sent as ``message`` (an
+    ``N_``-marked id with ``%(code)s`` and ``%(minutes)s``) in the user's language."""
+    assert user.id is not None and user.phone
+    throttle.hit(session, settings, limit, user.id)
+    code = new_code(session, settings, user.id, purpose)
+    session.commit()  # stored before it is texted: a code that arrives must work
+    minutes = int(SMS_CODE_TTL.total_seconds() // 60)
+    text = translate(language(user.language), message, code=code, minutes=minutes)
+    send_sms(settings, user.phone, text)

@@ -15,11 +15,10 @@ import logging
 from sqlmodel import Session, select
 
 from app.core.config import Settings
-from app.core.i18n import language, translate
+from app.core.i18n import N_
 from app.core.security import sign, unsign
 from app.models import User, utcnow
 from app.services import account_messages, throttle
-from app.services.account_messages import SMS_CODE_TTL
 from app.services.auth import check_password, normalize_email, set_password
 from app.services.errors import Invalid
 
@@ -122,17 +121,14 @@ def request_sms_reset(
     ):
         logger.info("SMS reset requested for an unknown address or an account without phone")
         return
-    throttle.hit(session, settings, "sms_reset", user.id)
-    code = account_messages.new_code(session, settings, user.id, "reset")
-    session.commit()  # stored before it is texted: a code that arrives must work
-    minutes = int(SMS_CODE_TTL.total_seconds() // 60)
-    text = translate(
-        language(user.language),
-        "Timely Push password reset code: %(code)s (valid %(minutes)s min)",
-        code=code,
-        minutes=minutes,
+    account_messages.text_code(
+        session,
+        settings,
+        user,
+        purpose="reset",
+        limit="sms_reset",
+        message=N_("Timely Push password reset code: %(code)s (valid %(minutes)s min)"),
     )
-    account_messages.send_sms(settings, user.phone, text)
 
 
 def reset_password_with_code(

@@ -9,11 +9,10 @@ from __future__ import annotations
 from sqlmodel import Session
 
 from app.core.config import Settings
-from app.core.i18n import language, translate
+from app.core.i18n import N_
 from app.core.security import sign, unsign
 from app.models import User, utcnow
 from app.services import account_messages, throttle
-from app.services.account_messages import SMS_CODE_TTL
 from app.services.errors import Invalid
 
 VERIFY_PATH = "/verify-email"
@@ -68,18 +67,14 @@ def send_phone_code(session: Session, settings: Settings, user: User) -> None:
         raise Invalid("Add a phone number first.", code="no_phone", details={"field": "phone"})
     if not account_messages.sms_available(settings):
         raise Invalid("This server cannot send SMS.", code="sms_unavailable")
-    assert user.id is not None
-    throttle.hit(session, settings, "phone_code", user.id)
-    code = account_messages.new_code(session, settings, user.id, "phone")
-    session.commit()  # stored before it is texted: a code that arrives must work
-    minutes = int(SMS_CODE_TTL.total_seconds() // 60)
-    text = translate(
-        language(user.language),
-        "Timely Push phone verification code: %(code)s (valid %(minutes)s min)",
-        code=code,
-        minutes=minutes,
+    account_messages.text_code(
+        session,
+        settings,
+        user,
+        purpose="phone",
+        limit="phone_code",
+        message=N_("Timely Push phone verification code: %(code)s (valid %(minutes)s min)"),
     )
-    account_messages.send_sms(settings, user.phone, text)
 
 
 def confirm_phone(session: Session, settings: Settings, user: User, code: str) -> User:
