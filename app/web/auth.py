@@ -8,6 +8,7 @@ The views only translate between HTTP and the account services (``app.services.a
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 
 from fastapi import APIRouter, Depends, Request
 from fastapi.responses import HTMLResponse, Response
@@ -213,20 +214,27 @@ def forgot_form(request: Request) -> Response:
     return _forgot(request, {}, {})
 
 
-@router.post("/forgot")
-async def forgot_submit(request: Request, db: Db) -> Response:
+async def _ask_for_reset(
+    request: Request, db: Db, ask: Callable[..., None]
+) -> tuple[dict[str, str], Response | None]:
+    """Run a reset request (by email link or by SMS code) from the forgot form: the form's
+    values, and the form again with the error when the request was refused."""
     values = await read_form(request)
     try:
         await run_in_threadpool(
-            password_reset.request_password_reset,
-            db,
-            get_settings(),
-            email=values.get("email", ""),
-            ip=_ip(request),
+            ask, db, get_settings(), email=values.get("email", ""), ip=_ip(request)
         )
     except ServiceError as exc:
         errors = errors_for(request, None, exc, fields=())
-        return with_retry_after(_forgot(request, values, errors, exc.status), exc)
+        return values, with_retry_after(_forgot(request, values, errors, exc.status), exc)
+    return values, None
+
+
+@router.post("/forgot")
+async def forgot_submit(request: Request, db: Db) -> Response:
+    values, refused = await _ask_for_reset(request, db, password_reset.request_password_reset)
+    if refused is not None:
+        return refused
     request.session[FORGOT_SENT_KEY] = values.get("email", "")
     return redirect("/forgot/sent")  # post/redirect/get: a reload sends no second mail
 
@@ -256,18 +264,9 @@ def forgot_sent(request: Request) -> Response:
 
 @router.post("/forgot/sms")
 async def forgot_sms_submit(request: Request, db: Db) -> Response:
-    values = await read_form(request)
-    try:
-        await run_in_threadpool(
-            password_reset.request_sms_reset,
-            db,
-            get_settings(),
-            email=values.get("email", ""),
-            ip=_ip(request),
-        )
-    except ServiceError as exc:
-        errors = errors_for(request, None, exc, fields=())
-        return with_retry_after(_forgot(request, values, errors, exc.status), exc)
+    values, refused = await _ask_for_reset(request, db, password_reset.request_sms_reset)
+    if refused is not None:
+        return refused
     flash(request, "If the account has a phone number, we sent it a code.", "info")
     return redirect(f"{password_reset.RESET_PATH}/sms?email={values.get('email', '')}")
 
