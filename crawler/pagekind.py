@@ -164,6 +164,17 @@ def classify(url: str, title: str, text: str, structure: Structure | None) -> Pa
     if structure is None:
         return PageKind(ITEM, 0.5, ["feed entry" if text else "no structure"])
     s = structure
+    ev = _declared_evidence(s) + _text_evidence(s)
+    if _headline(title, s.h1):
+        ev.append((1.5, "headline h1 = title"))
+    ev += _url_evidence(url)
+    score = sum(w for w, _ in ev)
+    ev.sort(key=lambda pair: -abs(pair[0]))
+    return PageKind(ITEM if score > 0 else HUB, round(score, 2), [why for _, why in ev])
+
+
+def _declared_evidence(s: Structure) -> list[tuple[float, str]]:
+    """What the page says it is: JSON-LD type, ``og:type``, publication-date meta."""
     ev: list[tuple[float, str]] = []
     declared = [t for t in s.ld_types if t in _ITEM_TYPES]
     if declared:
@@ -174,6 +185,12 @@ def classify(url: str, title: str, text: str, structure: Structure | None) -> Pa
         ev.append((2.0, f"og:type {s.og_type.lower()}"))
     if s.article_meta:
         ev.append((1.5, "publication-date meta"))
+    return ev
+
+
+def _text_evidence(s: Structure) -> list[tuple[float, str]]:
+    """Running text against link text: in the main block and over the whole page."""
+    ev: list[tuple[float, str]] = []
     prose = max(0, s.main_chars - s.main_link_chars)
     main_links = s.main_link_chars / s.main_chars if s.main_chars else 1.0
     if prose >= 600:
@@ -197,9 +214,4 @@ def classify(url: str, title: str, text: str, structure: Structure | None) -> Pa
         ev.append((-1.5, f"page text {density:.0%} links"))
     elif density < 0.35:
         ev.append((0.5, f"page text {density:.0%} links"))
-    if _headline(title, s.h1):
-        ev.append((1.5, "headline h1 = title"))
-    ev += _url_evidence(url)
-    score = sum(w for w, _ in ev)
-    ev.sort(key=lambda pair: -abs(pair[0]))
-    return PageKind(ITEM if score > 0 else HUB, round(score, 2), [why for _, why in ev])
+    return ev
