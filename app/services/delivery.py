@@ -306,6 +306,33 @@ def enqueue_for_matches(session: Session, matches: Iterable[Match]) -> int:
     return added + extended
 
 
+def _digest_matches(
+    session: Session, windows_of: dict[int, tuple[datetime, datetime]]
+) -> dict[int, list[tuple[int, str | None]]]:
+    """Each user's (match id, the concern's push mode) created in the user's digest window
+    (after its start, up to its end); users sharing a window are queried together."""
+    windows: dict[tuple[datetime, datetime], list[int]] = defaultdict(list)
+    for uid, window in windows_of.items():
+        windows[window].append(uid)
+    by_user: dict[int, list[tuple[int, str | None]]] = defaultdict(list)
+    for (lo, hi), ids in windows.items():
+        for i in range(0, len(ids), 900):
+            q = (
+                select(Match.id, Match.user_id, Concern.push_mode)
+                .join(Concern, col(Concern.id) == Match.concern_id)
+                .where(
+                    col(Match.user_id).in_(ids[i : i + 900]),
+                    col(Match.deleted_at).is_(None),
+                    col(Match.created_at) > lo,
+                    col(Match.created_at) <= hi,
+                )
+            )
+            for mid, uid, mode in session.exec(q):
+                if mid is not None:
+                    by_user[uid].append((mid, mode))
+    return by_user
+
+
 def enqueue_due_digests(now: datetime | None = None) -> int:
     """Write the daily digest rows of every user whose local digest time has passed.
 
@@ -360,27 +387,7 @@ def enqueue_due_digests(now: datetime | None = None) -> int:
         ]
         if not todo:
             return 0
-        # users sharing a window (same timezone and digest time) are queried together
-        windows: dict[tuple[datetime, datetime], list[int]] = defaultdict(list)
-        for u in todo:
-            if u.id is not None:
-                windows[(due[u.id][1], due[u.id][2])].append(u.id)
-        by_user: dict[int, list[tuple[int, str | None]]] = defaultdict(list)
-        for (lo, hi), ids in windows.items():
-            for i in range(0, len(ids), 900):
-                q = (
-                    select(Match.id, Match.user_id, Concern.push_mode)
-                    .join(Concern, col(Concern.id) == Match.concern_id)
-                    .where(
-                        col(Match.user_id).in_(ids[i : i + 900]),
-                        col(Match.deleted_at).is_(None),
-                        col(Match.created_at) > lo,
-                        col(Match.created_at) <= hi,
-                    )
-                )
-                for mid, uid, mode in session.exec(q):
-                    if mid is not None:
-                        by_user[uid].append((mid, mode))
+        by_user = _digest_matches(session, {u.id: due[u.id][1:] for u in todo if u.id is not None})
         rows = []
         for user in todo:
             assert user.id is not None
