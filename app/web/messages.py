@@ -8,7 +8,7 @@ its arguments and its rows into what the templates show.
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, time, timedelta
 from typing import Any, cast
@@ -112,24 +112,10 @@ def _terms(value: Any) -> list[str]:
     return []
 
 
-def explain(match: Match) -> Why:
-    """Why ``match`` matched: its keywords, where they were found, the score.
-
-    Reads the crawler's relevance explanation — ``hits`` (``[{term, where: {place: n}}]``)
-    and ``parts`` (``{place: share of the score}``) — and also a simpler ``where`` map
-    (``{place: terms}``) when that is what was stored.
-    """
-    info = match.explanation if isinstance(match.explanation, dict) else {}
-    places: dict[str, Place] = {}
-
-    def place(key: object) -> Place | None:
-        name = _PLACES.get(str(key).lower())
-        if name is None:
-            return None
-        return places.setdefault(name, Place(name))
-
+def _read_hits(hits: Iterable[Any], place: Callable[[object], Place | None]) -> list[str]:
+    """Record each hit's term at its places; return the learned terms listed as hits."""
     learned_hits: list[str] = []
-    for hit in info.get("hits") or []:
+    for hit in hits:
         if isinstance(hit, dict) and hit.get("learned") and str(hit.get("term", "")).strip():
             learned_hits.append(str(hit["term"]))  # shown as learned, not as a keyword hit
             continue
@@ -138,19 +124,49 @@ def explain(match: Match) -> Why:
                 p = place(key) if count else None
                 if p is not None and str(hit.get("term", "")) not in p.terms:
                     p.terms.append(str(hit.get("term", "")))
-    where = info.get("where")
+    return learned_hits
+
+
+def _read_where(where: object, parts: object, place: Callable[[object], Place | None]) -> None:
+    """Record a ``{place: terms}`` map's terms and a ``{place: share}`` map's shares."""
     if isinstance(where, dict):
         for key, value in where.items():
             p = place(key) if value else None
             if p is not None:
                 p.terms += [t for t in _terms(value) if t not in p.terms]
-    parts = info.get("parts")
     if isinstance(parts, dict):
         for key, value in parts.items():
             if isinstance(value, int | float) and value > 0:
                 p = place(key)
                 if p is not None:
                     p.part = float(value)
+
+
+def _places(info: dict[str, Any]) -> tuple[list[Place], list[str]]:
+    """Where the keywords were found, by place (from ``hits``, ``where`` and ``parts``), and the
+    learned terms listed among the hits."""
+    places: dict[str, Place] = {}
+
+    def place(key: object) -> Place | None:
+        name = _PLACES.get(str(key).lower())
+        if name is None:
+            return None
+        return places.setdefault(name, Place(name))
+
+    learned_hits = _read_hits(info.get("hits") or [], place)
+    _read_where(info.get("where"), info.get("parts"), place)
+    return list(places.values()), learned_hits
+
+
+def explain(match: Match) -> Why:
+    """Why ``match`` matched: its keywords, where they were found, the score.
+
+    Reads the crawler's relevance explanation — ``hits`` (``[{term, where: {place: n}}]``)
+    and ``parts`` (``{place: share of the score}``) — and also a simpler ``where`` map
+    (``{place: terms}``) when that is what was stored.
+    """
+    info = match.explanation if isinstance(match.explanation, dict) else {}
+    places, learned_hits = _places(info)
     threshold = info.get("threshold")
     method = info.get("method")
     raw_learned = info.get("learned")
@@ -166,7 +182,7 @@ def explain(match: Match) -> Why:
     verdicts = info.get("feedback")
     return Why(
         keywords=list(match.matched_keywords),
-        places=list(places.values()),
+        places=places,
         score=float(match.score),
         threshold=float(threshold) if isinstance(threshold, int | float) else None,
         method=str(method) if isinstance(method, str) else None,
