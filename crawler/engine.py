@@ -32,7 +32,7 @@ from crawler.judgment import Judge
 from crawler.profile import TopicProfile
 from crawler.relevance import Relevance, score_page
 from crawler.strategies import Strategy, make_strategy
-from crawler.types import Page
+from crawler.types import Link, Page
 
 if TYPE_CHECKING:
     import httpx
@@ -205,6 +205,249 @@ async def _fetch(fetcher: PageFetcher, entry: Entry) -> _Fetched:
     return _Fetched(page=page, status=page.status, elapsed_ms=elapsed)
 
 
+class _Crawl:
+    """The running state of one crawl: the frontier, the learners and the fetches in flight.
+
+    ``crawl`` drives it: ``start_fetches`` / ``wait`` until nothing is left, ``handle`` each
+    finished fetch (one event), ``finals`` at the end of the visit, ``stop`` in every case.
+    """
+
+    def __init__(
+        self,
+        seeds: Iterable[str],
+        topic: TopicProfile | str | Iterable[str],
+        config: CrawlConfig,
+        checkpoint: Mapping[str, Any] | None,
+        strategy: Strategy | None,
+    ) -> None:
+        self.config = config
+        self.profile = _profile(topic)
+        params = dict(config.params)
+        if strategy is None:
+            strategy = make_strategy(config.strategy, self.profile, params)
+        self.strategy = strategy
+        self.score_params = {k: float(v) for k, v in params.items() if isinstance(v, int | float)}
+        self.judge = (
+            Judge(self.profile, params=self.score_params, state=config.judge_state)
+            if config.scorer == "model"
+            else None
+        )
+        self.scorer = strategy.relevance_method if config.scorer == "model" else config.scorer
+        self.steer = getattr(strategy, "uses_judgment", False)
+        if self.steer:
+            strategy.attach(self.judge)  # type: ignore[attr-defined]
+            strategy.load(config.strategy_state)  # type: ignore[attr-defined]
+        self.rescore = getattr(strategy, "rescore", None)
+        self.seed_urls = [u for u in (urls.canonicalize(s) for s in seeds) if u]
+        if not self.seed_urls:
+            raise ValueError("no crawlable seed URL")
+        self.concurrency = max(1, config.fetch.concurrency)
+        self.in_scope = _Scope(self.seed_urls, config.scope)
+        self.fetched = 0
+        self.frontier = self._start(checkpoint)
+        for url in self.seed_urls:
+            s = strategy.seed(url)
+            self.frontier.push(s.url, s.priority, s.depth, 0)
+        self.deadline: float | None = None
+        self.scheduled = self.fetched
+        self.pending: dict[asyncio.Task[_Fetched], Entry] = {}
+
+    def _start(self, checkpoint: Mapping[str, Any] | None) -> Frontier:
+        """A new frontier, or the checkpoint's (restoring its count, profile and steering)."""
+        per_host = self.config.fetch.per_host
+        if not checkpoint:
+            return Frontier(per_host=per_host, host_of=urls.host_of)
+        frontier = Frontier.from_dict(
+            checkpoint["frontier"], per_host=per_host, host_of=urls.host_of
+        )
+        self.fetched = int(checkpoint.get("fetched", 0))
+        if checkpoint.get("profile"):
+            _restore_profile(self.profile, checkpoint["profile"])
+        if self.steer and checkpoint.get("steer"):
+            self.strategy.load(checkpoint["steer"], carry=1.0)  # type: ignore[attr-defined]
+        return frontier
+
+    def state(self, requeue: Iterable[Entry]) -> dict[str, Any]:
+        """The checkpoint: the ``requeue`` entries go back in the saved frontier."""
+        return {
+            "version": CHECKPOINT_VERSION,
+            "strategy": self.config.strategy,
+            "seeds": self.seed_urls,
+            "fetched": self.fetched,
+            "frontier": self.frontier.to_dict(requeue),
+            "profile": self.profile.to_dict(),
+            **({"steer": self.strategy.state()} if self.steer else {}),  # type: ignore[attr-defined]
+            **({"judge": self.judge.state()} if self.judge is not None else {}),
+        }
+
+    def start_clock(self) -> None:
+        """The time limit runs from now."""
+        limit = self.config.time_limit
+        self.deadline = None if limit is None else time.monotonic() + limit
+
+    def start_fetches(self, source: PageFetcher) -> bool:
+        """Start fetches up to the limits; False when the crawl is over (nothing in flight, or
+        out of time)."""
+        expired = self.deadline is not None and time.monotonic() >= self.deadline
+        while (
+            not expired
+            and len(self.pending) < self.concurrency
+            and self.scheduled < self.config.max_pages
+        ):
+            entry = self.frontier.pop()
+            if entry is None:
+                break
+            self.scheduled += 1
+            self.pending[asyncio.create_task(_fetch(source, entry))] = entry
+        return bool(self.pending) and not expired
+
+    async def wait(self) -> list[asyncio.Task[_Fetched]]:
+        """The fetches that finished (at least one unless time ran out), in the order they
+        started."""
+        deadline = self.deadline
+        timeout = None if deadline is None else max(0.0, deadline - time.monotonic())
+        done, _ = await asyncio.wait(
+            self.pending, timeout=timeout, return_when=asyncio.FIRST_COMPLETED
+        )
+        return [t for t in self.pending if t in done]
+
+    def handle(
+        self,
+        task: asyncio.Task[_Fetched],
+        on_checkpoint: Callable[[dict[str, Any]], None] | None,
+    ) -> CrawlEvent:
+        """The event of one finished fetch; counts it and saves a checkpoint when due."""
+        entry = self.pending[task]
+        ev = self.event(entry, task.result())
+        del self.pending[task]
+        self.frontier.done(entry)
+        self.fetched += 1
+        every = self.config.checkpoint_every
+        if on_checkpoint and every and self.fetched % every == 0:
+            on_checkpoint(self.state(self.pending.values()))
+        return ev
+
+    def event(self, entry: Entry, result: _Fetched) -> CrawlEvent:
+        """Judge a fetched page (and schedule its links), or report the failure."""
+        page = result.page
+        if page is None:
+            return _failure(entry, result)
+        rel = score_page(page, self.profile, method=self.scorer, params=self.score_params)
+        if self.config.learn:
+            self.profile.learn(page, rel)
+        matched, explanation, probability = rel.matched, rel.explanation, 0.0
+        if self.judge is not None:
+            judgment = self.judge.judge(page, anchor=entry.anchor)
+            matched, explanation = judgment.relevant, judgment.explanation
+            probability = judgment.probability
+            rel = replace(rel, probability=probability)
+        else:
+            matched = matched and page.kind == "item"
+        self.expand(entry, page, rel)
+        return CrawlEvent(
+            url=entry.url,
+            final_url=page.final_url,
+            status=result.status,
+            depth=entry.hops,
+            priority=entry.priority,
+            relevance=rel.score,
+            matched=matched,
+            explanation=explanation,
+            title=page.title,
+            elapsed_ms=result.elapsed_ms,
+            page=page,
+            kind=page.kind,
+            probability=probability,
+        )
+
+    def expand(self, entry: Entry, page: Page, rel: Relevance) -> None:
+        """Schedule the page's followable links (and mark its other URLs seen)."""
+        for extra in (page.final_url, page.canonical_url):
+            if extra and extra != entry.url:
+                self.frontier.mark_seen(extra)
+        hops = entry.hops + 1
+        links = self._followable(page, hops)
+        for scored in self.strategy.score_links(replace(page, links=links), rel, entry.depth):
+            anchor = scored.link.anchor if scored.link is not None else ""
+            self.frontier.push(scored.url, scored.priority, scored.depth, hops, anchor)
+        if self.rescore is not None:
+            self.rescore(self.frontier)
+
+    def _followable(self, page: Page, hops: int) -> list[Link]:
+        """The page's links a crawl ``hops`` links from the seed may follow."""
+        config = self.config
+        if config.max_depth is not None and hops > config.max_depth:
+            return []
+        return [
+            link
+            for link in page.links
+            if (config.follow_nofollow or not link.nofollow)
+            and self.in_scope(link.url)
+            and urls.trap_reason(link.url) is None
+        ]
+
+    def finals(self) -> list[CrawlEvent]:
+        """The end of the visit: pages the judgment now pushes, one more event each."""
+        if self.judge is None:
+            return []
+        return [
+            CrawlEvent(
+                url=url,
+                final_url=url,
+                status=200,
+                depth=0,
+                priority=0.0,
+                relevance=0.0,
+                matched=True,
+                explanation=judgment.explanation,
+                title=judgment.title,
+                elapsed_ms=0.0,
+                kind=judgment.kind,
+                probability=judgment.probability,
+                final=True,
+            )
+            for url, judgment in self.judge.finish()
+        ]
+
+    async def stop(self, on_checkpoint: Callable[[dict[str, Any]], None] | None) -> None:
+        """Cancel the fetches in flight and save the last checkpoint (they are re-queued)."""
+        for task in self.pending:
+            task.cancel()
+        if self.pending:
+            await asyncio.gather(*self.pending, return_exceptions=True)
+        if on_checkpoint:
+            on_checkpoint(self.state(self.pending.values()))
+
+
+def _failure(entry: Entry, result: _Fetched) -> CrawlEvent:
+    """The event of a failed fetch."""
+    return CrawlEvent(
+        url=entry.url,
+        final_url=entry.url,
+        status=result.status,
+        depth=entry.hops,
+        priority=entry.priority,
+        relevance=0.0,
+        matched=False,
+        explanation={},
+        title="",
+        elapsed_ms=result.elapsed_ms,
+        error=result.error,
+        error_kind=result.error_kind,
+    )
+
+
+async def _open_fetcher(
+    config: CrawlConfig, client: httpx.AsyncClient | None
+) -> tuple[contextlib.AsyncExitStack, PageFetcher]:
+    """The built-in fetcher, open, with the stack that closes it."""
+    from crawler.fetch import Fetcher
+
+    owned = contextlib.AsyncExitStack()
+    source = await owned.enter_async_context(Fetcher(config.fetch, client=client))
+    return owned, source
+
+
 async def crawl(
     seeds: Iterable[str],
     topic: TopicProfile | str | Iterable[str],
@@ -223,195 +466,21 @@ async def crawl(
     one ``config.strategy`` names (e.g. an evaluation strategy that knows the truth).
     """
     config = config or CrawlConfig()
-    profile = _profile(topic)
-    params = dict(config.params)
-    if strategy is None:
-        strategy = make_strategy(config.strategy, profile, params)
-    score_params = {k: float(v) for k, v in params.items() if isinstance(v, int | float)}
-    judge = (
-        Judge(profile, params=score_params, state=config.judge_state)
-        if config.scorer == "model"
-        else None
-    )
-    scorer = strategy.relevance_method if config.scorer == "model" else config.scorer
-    steer = getattr(strategy, "uses_judgment", False)
-    if steer:
-        strategy.attach(judge)  # type: ignore[attr-defined]
-        strategy.load(config.strategy_state)  # type: ignore[attr-defined]
-    rescore = getattr(strategy, "rescore", None)
-    seed_urls = [u for u in (urls.canonicalize(s) for s in seeds) if u]
-    if not seed_urls:
-        raise ValueError("no crawlable seed URL")
-    per_host = config.fetch.per_host
-    concurrency = max(1, config.fetch.concurrency)
-    in_scope = _Scope(seed_urls, config.scope)
-    fetched = 0
-    if checkpoint:
-        frontier = Frontier.from_dict(
-            checkpoint["frontier"], per_host=per_host, host_of=urls.host_of
-        )
-        fetched = int(checkpoint.get("fetched", 0))
-        if checkpoint.get("profile"):
-            _restore_profile(profile, checkpoint["profile"])
-        if steer and checkpoint.get("steer"):
-            strategy.load(checkpoint["steer"], carry=1.0)  # type: ignore[attr-defined]
-    else:
-        frontier = Frontier(per_host=per_host, host_of=urls.host_of)
-    for url in seed_urls:
-        s = strategy.seed(url)
-        frontier.push(s.url, s.priority, s.depth, 0)
-
-    def state(requeue: Iterable[Entry]) -> dict[str, Any]:
-        return {
-            "version": CHECKPOINT_VERSION,
-            "strategy": config.strategy,
-            "seeds": seed_urls,
-            "fetched": fetched,
-            "frontier": frontier.to_dict(requeue),
-            "profile": profile.to_dict(),
-            **({"steer": strategy.state()} if steer else {}),  # type: ignore[attr-defined]
-            **({"judge": judge.state()} if judge is not None else {}),
-        }
-
-    def expand(entry: Entry, page: Page, rel: Relevance) -> None:
-        for extra in (page.final_url, page.canonical_url):
-            if extra and extra != entry.url:
-                frontier.mark_seen(extra)
-        hops = entry.hops + 1
-        if config.max_depth is not None and hops > config.max_depth:
-            links = []
-        else:
-            links = [
-                link
-                for link in page.links
-                if (config.follow_nofollow or not link.nofollow)
-                and in_scope(link.url)
-                and urls.trap_reason(link.url) is None
-            ]
-        for scored in strategy.score_links(replace(page, links=links), rel, entry.depth):
-            anchor = scored.link.anchor if scored.link is not None else ""
-            frontier.push(scored.url, scored.priority, scored.depth, hops, anchor)
-        if rescore is not None:
-            rescore(frontier)
-
-    def event(entry: Entry, result: _Fetched) -> CrawlEvent:
-        page, status, elapsed = result.page, result.status, result.elapsed_ms
-        if page is None:
-            return CrawlEvent(
-                url=entry.url,
-                final_url=entry.url,
-                status=status,
-                depth=entry.hops,
-                priority=entry.priority,
-                relevance=0.0,
-                matched=False,
-                explanation={},
-                title="",
-                elapsed_ms=elapsed,
-                error=result.error,
-                error_kind=result.error_kind,
-            )
-        rel = score_page(page, profile, method=scorer, params=score_params)
-        if config.learn:
-            profile.learn(page, rel)
-        matched, explanation, probability = rel.matched, rel.explanation, 0.0
-        if judge is not None:
-            judgment = judge.judge(page, anchor=entry.anchor)
-            matched, explanation = judgment.relevant, judgment.explanation
-            probability = judgment.probability
-            rel = replace(rel, probability=probability)
-        else:
-            matched = matched and page.kind == "item"
-        expand(entry, page, rel)
-        return CrawlEvent(
-            url=entry.url,
-            final_url=page.final_url,
-            status=status,
-            depth=entry.hops,
-            priority=entry.priority,
-            relevance=rel.score,
-            matched=matched,
-            explanation=explanation,
-            title=page.title,
-            elapsed_ms=elapsed,
-            page=page,
-            kind=page.kind,
-            probability=probability,
-        )
-
-    def finals() -> list[CrawlEvent]:
-        """The end of the visit: pages the judgment now pushes, one more event each."""
-        if judge is None:
-            return []
-        out = []
-        for url, judgment in judge.finish():
-            out.append(
-                CrawlEvent(
-                    url=url,
-                    final_url=url,
-                    status=200,
-                    depth=0,
-                    priority=0.0,
-                    relevance=0.0,
-                    matched=True,
-                    explanation=judgment.explanation,
-                    title=judgment.title,
-                    elapsed_ms=0.0,
-                    kind=judgment.kind,
-                    probability=judgment.probability,
-                    final=True,
-                )
-            )
-        return out
-
+    run = _Crawl(seeds, topic, config, checkpoint, strategy)
     owned: contextlib.AsyncExitStack | None = None
     source: PageFetcher
     if fetcher is None:
-        from crawler.fetch import Fetcher
-
-        owned = contextlib.AsyncExitStack()
-        source = await owned.enter_async_context(Fetcher(config.fetch, client=client))
+        owned, source = await _open_fetcher(config, client)
     else:
         source = fetcher
-    deadline = None if config.time_limit is None else time.monotonic() + config.time_limit
-    scheduled = fetched
-    pending: dict[asyncio.Task[_Fetched], Entry] = {}
+    run.start_clock()
     try:
-        while True:
-            expired = deadline is not None and time.monotonic() >= deadline
-            while not expired and len(pending) < concurrency and scheduled < config.max_pages:
-                entry = frontier.pop()
-                if entry is None:
-                    break
-                scheduled += 1
-                pending[asyncio.create_task(_fetch(source, entry))] = entry
-            if not pending or expired:
-                break
-            timeout = None if deadline is None else max(0.0, deadline - time.monotonic())
-            done, _ = await asyncio.wait(
-                pending, timeout=timeout, return_when=asyncio.FIRST_COMPLETED
-            )
-            for task in [t for t in pending if t in done]:  # in the order they started
-                entry = pending[task]
-                ev = event(entry, task.result())
-                del pending[task]
-                frontier.done(entry)
-                fetched += 1
-                if (
-                    on_checkpoint
-                    and config.checkpoint_every
-                    and fetched % config.checkpoint_every == 0
-                ):
-                    on_checkpoint(state(pending.values()))
-                yield ev
-        for ev in finals():
+        while run.start_fetches(source):
+            for task in await run.wait():
+                yield run.handle(task, on_checkpoint)
+        for ev in run.finals():
             yield ev
     finally:
-        for task in pending:
-            task.cancel()
-        if pending:
-            await asyncio.gather(*pending, return_exceptions=True)
-        if on_checkpoint:
-            on_checkpoint(state(pending.values()))
+        await run.stop(on_checkpoint)
         if owned is not None:
             await owned.aclose()
