@@ -194,7 +194,7 @@ def test_cli_builds_the_english_web_and_refuses_an_unknown_language(
     args = ["lab", "build", "--corpus", corpus, "--out", str(tmp_path / "en"), "--lang", "en"]
     result = CliRunner().invoke(cli, [*args, "--sites", "2", "--articles", "40"])
     assert result.exit_code == 0, result.output
-    assert json.loads(result.output)["lang"] == "en"
+    assert json.loads(result.stdout)["lang"] == "en"
     assert (tmp_path / "en" / "sites" / "www.lab-herald.test" / "index.html").is_file()
     bad = ["lab", "build", "--corpus", corpus, "--out", str(tmp_path / "fr"), "--lang", "fr"]
     refused = CliRunner().invoke(cli, bad)
