@@ -28,8 +28,10 @@ labelled data from the user:
 5. **Self-training** — the literal positives are few and narrow (the pages that print the
    word). Once the visit has ``warm_items`` items, and again at its end, the unlabelled items the
    fit judges relevant (probability ≥ ``expand_at``) join the positives, weighted by that
-   probability, and the model is fitted again: ``expand_visit`` rounds during the visit,
-   ``expand`` at its end. A page with the user's verdict keeps it and is never added.
+   probability, and the model is fitted again: ``expand_visit`` rounds during the visit (only
+   while the literal positives are under ``expand_share`` of the items: on a coarse topic they
+   already cover it, and what self-training adds would steer the crawl astray), ``expand`` at
+   its end. A page with the user's verdict keeps it and is never added.
 6. **Probability** — ``1 − (1 − p_literal)(1 − p_model)``: either kind of evidence can carry a
    page, neither has to. During a visit the model pushes only once it was fitted on
    ``warm_items`` items with ``warm_positives`` positives, and pushes at once only a clear case
@@ -106,6 +108,7 @@ JUDGE_DEFAULTS: dict[str, float] = {
     "push_now": 0.9,
     "expand_visit": 1,
     "prior_hold": 1.0,
+    "expand_share": 0.3,
 }
 """Judgment parameters (any can be overridden per concern through ``params``)."""
 
@@ -644,10 +647,13 @@ class Judge:
             base.append(float(s.positive if verdict is None else verdict))
         if self._final:
             rounds = int(p["expand"])
-        else:  # during the visit (cheaper): what the end of the visit decides is what counts
-            rounds = (
-                int(min(p["expand"], p["expand_visit"])) if len(items) >= p["warm_items"] else 0
-            )
+        else:
+            # during the visit: fewer rounds (cheaper), and none when the pages that print the
+            # keywords are already a large share of the items (a coarse topic): there they
+            # cover the topic, and what self-training would add leads the crawl astray
+            narrow = sum(base) < p["expand_share"] * len(items)
+            warm = len(items) >= p["warm_items"]
+            rounds = int(min(p["expand"], p["expand_visit"])) if warm and narrow else 0
         expanded: dict[int, float] = {}
         for round_ in range(rounds + 1):
             labels = [1.0 if i in expanded else y for i, y in enumerate(base)]

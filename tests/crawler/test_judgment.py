@@ -416,3 +416,25 @@ def test_a_revisit_judges_with_the_last_visits_model_until_it_has_enough_pages_o
         again.judge(page)
     assert again.model is not prior  # 150 pages of its own: refitted
     assert again.judge(zhongchao(), observe=False).relevant
+
+
+def test_during_a_visit_self_training_runs_only_where_the_keywords_cover_little_of_it() -> None:
+    rng = random.Random(10)
+    # three pages in five are football, two of them say 足球: the literal positives are 40 %
+    covered = [
+        article(i, FOOTBALL, rng, say="足球" if i % 5 < 2 else "")
+        if i % 5 < 3
+        else article(i, OTHER[i % 3], rng)
+        for i in range(300)
+    ]
+    judge = Judge(profile())
+    for page in covered:
+        judge.judge(page)
+    assert judge._fitted_at >= 150 and judge.expanded == set()  # refitted, nothing added
+    judge.finish()
+    assert judge.expanded  # the end of the visit still takes the football pages without 足球
+    # one football page in six says it: the visit's own fits already add the others
+    sparse = Judge(profile())
+    for page in sparse_visit(random.Random(11)):
+        sparse.judge(page)
+    assert sparse.expanded
