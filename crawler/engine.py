@@ -25,6 +25,7 @@ from collections.abc import AsyncGenerator, Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Protocol
 
+from crawler import text as textmod
 from crawler import urls
 from crawler.errors import FetchError
 from crawler.frontier import Entry, Frontier
@@ -44,6 +45,10 @@ logger = logging.getLogger(__name__)
 __all__ = ["CHECKPOINT_VERSION", "CrawlConfig", "CrawlEvent", "PageFetcher", "crawl"]
 
 CHECKPOINT_VERSION = 1
+
+
+FETCH_PROCESS_PAGES = 200
+"""The smallest page budget for which ``CrawlConfig.fetch_process=None`` fetches in a child."""
 
 
 def _fetch_config() -> FetchConfig:
@@ -77,6 +82,11 @@ class CrawlConfig:
     strategy_state: Mapping[str, Any] | None = None
     """What the strategy learned about the site on an earlier visit (the ``steer`` entry of
     the last checkpoint), for strategies that learn (``adaptive``)."""
+    fetch_process: bool | None = None
+    """Fetch and parse in a child process (``crawler.fetchproc``) while this one judges and
+    ranks: True, False, or None — when this process may use two or more CPUs and the crawl
+    may fetch at least ``FETCH_PROCESS_PAGES`` pages (a child costs about a second of start-up
+    on the other core)."""
 
 
 @dataclass
@@ -437,14 +447,34 @@ def _failure(entry: Entry, result: _Fetched) -> CrawlEvent:
     )
 
 
+def _fetch_in_child(config: CrawlConfig, client: httpx.AsyncClient | None) -> bool:
+    """Whether the built-in fetcher runs in a child process (never with a given client)."""
+    if client is not None:
+        return False
+    if config.fetch_process is not None:
+        return config.fetch_process
+    from crawler.fetchproc import available_cpus
+
+    return available_cpus() >= 2 and config.max_pages >= FETCH_PROCESS_PAGES
+
+
 async def _open_fetcher(
     config: CrawlConfig, client: httpx.AsyncClient | None
 ) -> tuple[contextlib.AsyncExitStack, PageFetcher]:
     """The built-in fetcher, open, with the stack that closes it."""
-    from crawler.fetch import Fetcher
-
     owned = contextlib.AsyncExitStack()
-    source = await owned.enter_async_context(Fetcher(config.fetch, client=client))
+    source: PageFetcher
+    if _fetch_in_child(config, client):
+        from crawler.fetchproc import ProcessFetcher
+
+        source = await owned.enter_async_context(ProcessFetcher(config.fetch))
+        # the child takes most of a second to start: load the dictionary meanwhile, which the
+        # first page would otherwise wait for
+        textmod.load()
+    else:
+        from crawler.fetch import Fetcher
+
+        source = await owned.enter_async_context(Fetcher(config.fetch, client=client))
     return owned, source
 
 
@@ -466,13 +496,19 @@ async def crawl(
     one ``config.strategy`` names (e.g. an evaluation strategy that knows the truth).
     """
     config = config or CrawlConfig()
-    run = _Crawl(seeds, topic, config, checkpoint, strategy)
     owned: contextlib.AsyncExitStack | None = None
     source: PageFetcher
+    # the fetcher first: a fetch process starts while this one sets up the crawl
     if fetcher is None:
         owned, source = await _open_fetcher(config, client)
     else:
         source = fetcher
+    try:
+        run = _Crawl(seeds, topic, config, checkpoint, strategy)
+    except BaseException:
+        if owned is not None:
+            await owned.aclose()
+        raise
     run.start_clock()
     try:
         while run.start_fetches(source):

@@ -16,7 +16,10 @@ jieba is imported and its dictionary loaded lazily, once per process, on first u
 from __future__ import annotations
 
 import logging
+import marshal
+import os
 import re
+import tempfile
 import threading
 import unicodedata
 import warnings
@@ -34,6 +37,7 @@ __all__ = [
     "extract_keywords",
     "idf_table",
     "is_stopword",
+    "load",
     "normalize",
     "tokenize",
 ]
@@ -63,10 +67,12 @@ _WORD = re.compile(r"\w", re.UNICODE)
 _lock = threading.Lock()
 _jieba: Any = None
 _added: set[str] = set()
+_pending: list[str] = []
+"""Words added before the dictionary was loaded, in order: loading adds them."""
 
 
 def _load() -> Any:
-    """Import jieba and load its dictionary once per process."""
+    """Import jieba and load its dictionary once per process (then add the pending words)."""
     global _jieba
     if _jieba is None:
         with _lock:
@@ -80,8 +86,23 @@ def _load() -> Any:
 
                 jieba.setLogLevel(logging.WARNING)
                 jieba.initialize()
+                for word in _pending:
+                    _add(jieba, word)
+                _pending.clear()
                 _jieba = jieba
     return _jieba
+
+
+def load() -> None:
+    """Load the dictionary and the IDF table now rather than when first needed (e.g. while
+    another process starts)."""
+    idf_table()
+
+
+def _add(jieba: Any, word: str) -> None:
+    # freq=None lets jieba pick a frequency high enough that the word is kept whole
+    jieba.add_word(word)
+    jieba.suggest_freq(word, tune=True)
 
 
 def normalize(text: str) -> str:
@@ -184,7 +205,8 @@ def _forget() -> None:
 
 
 def add_words(words: Iterable[str]) -> None:
-    """Add topic terms to jieba's user dictionary so each one segments as a single token.
+    """Add topic terms to jieba's user dictionary so each one segments as a single token
+    (before the dictionary is loaded: once it is, in the order they were given).
 
     Multi-word English phrases (containing spaces) cannot be single jieba tokens; callers match
     those as token sequences instead.
@@ -196,14 +218,14 @@ def add_words(words: Iterable[str]) -> None:
             new.append(norm)
     if not new:
         return
-    jieba = _load()
     with _lock:
         for word in new:
             if word in _added:
                 continue
-            # freq=None lets jieba pick a frequency high enough that the word is kept whole
-            jieba.add_word(word)
-            jieba.suggest_freq(word, tune=True)
+            if _jieba is None:  # the dictionary is loaded when first needed, then adds them
+                _pending.append(word)
+            else:
+                _add(_jieba, word)
             _added.add(word)
         _forget()  # remembered segmentations may split the new words
 
@@ -232,16 +254,54 @@ def idf_table() -> tuple[dict[str, float], float]:
     """
     global _idf
     if _idf is None:
+        jieba = _load()  # not under the lock: loading takes it
         with _lock:
             if _idf is None:
-                jieba = _load()
                 path = Path(jieba.__file__).parent / "analyse" / "idf.txt"
-                freq: dict[str, float] = {}
-                for line in path.read_bytes().decode("utf-8").splitlines():
-                    word, value = line.strip().split(" ")
-                    freq[word] = float(value)
-                _idf = freq, sorted(freq.values())[len(freq) // 2]
+                _idf = _cached_idf(path, Path(jieba.dt.tmp_dir or tempfile.gettempdir()))
     return _idf
+
+
+def _read_idf(path: Path) -> tuple[dict[str, float], float]:
+    freq: dict[str, float] = {}
+    for line in path.read_bytes().decode("utf-8").splitlines():
+        word, value = line.strip().split(" ")
+        freq[word] = float(value)
+    return freq, sorted(freq.values())[len(freq) // 2]
+
+
+def _own_private_file(path: Path) -> bool:
+    """True when ``path`` exists, belongs to this user and nobody else may write to it (a
+    shared temporary directory may hold a file someone else planted)."""
+    try:
+        st = path.stat()
+    except OSError:
+        return False
+    return st.st_uid == os.getuid() and not st.st_mode & 0o022
+
+
+def _cached_idf(path: Path, cache_dir: Path) -> tuple[dict[str, float], float]:
+    """The IDF table, from a cache file beside jieba's own dictionary cache when that file
+    is of this very table (its size and modification time); parsing the text costs a few
+    tenths of a second at every start, loading the cache a few hundredths."""
+    stat = path.stat()
+    cache = cache_dir / f"timelypush.idf.{stat.st_size}.{stat.st_mtime_ns}.marshal"
+    try:
+        if _own_private_file(cache):
+            # our own file (only we can write it); marshal builds data, it runs no code
+            freq, median = marshal.loads(cache.read_bytes())  # noqa: S302
+            if isinstance(freq, dict) and freq and isinstance(median, float):
+                return freq, median
+    except (OSError, EOFError, ValueError, TypeError):
+        pass
+    table = _read_idf(path)
+    try:  # written whole, then renamed: a concurrent reader never sees half a file
+        with tempfile.NamedTemporaryFile(dir=cache_dir, delete=False) as out:
+            out.write(marshal.dumps(table))
+        os.replace(out.name, cache)
+    except OSError as exc:
+        logger.debug("IDF cache not written: %s", exc)
+    return table
 
 
 def extract_keywords(text: str, topk: int = 20) -> list[tuple[str, float]]:

@@ -17,6 +17,7 @@ import cProfile
 import json
 import logging
 import os
+import resource
 import time
 from typing import Any
 from urllib.parse import urlsplit
@@ -54,6 +55,7 @@ async def _ours(args: argparse.Namespace) -> dict[str, Any]:
         scope="any",
         strategy=args.strategy,
         fetch=lab_fetch_config(args.proxy, args.concurrency),
+        fetch_process={"auto": None, "on": True, "off": False}[args.fetch_process],
     )
     pages = errors = pushed = 0
     wall, cpu = _begin()
@@ -66,12 +68,16 @@ async def _ours(args: argparse.Namespace) -> dict[str, Any]:
         else:
             errors += 1
     end_wall, end_cpu = _end()
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
     return {
         "pages": pages,
         "errors": errors,
         "pushed": pushed,
         "seconds": end_wall - wall,
         "cpu": end_cpu - cpu,
+        # the fetch process (if any) has ended and been reaped by now
+        "self_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+        "children_rss_mb": children.ru_maxrss / 1024,
     }
 
 
@@ -139,6 +145,12 @@ def main() -> None:
     parser.add_argument("--concurrency", type=int, default=16)
     parser.add_argument("--strategy", default="adaptive")
     parser.add_argument("--profile", default=None)
+    parser.add_argument(
+        "--fetch-process",
+        choices=("auto", "on", "off"),
+        default="auto",
+        help="Fetch and parse in a child process (auto: the product default).",
+    )
     parser.add_argument("--keywords", default=",".join(KEYWORDS), help="Comma-separated.")
     args = parser.parse_args()
     global PROFILER

@@ -183,12 +183,15 @@ def server() -> Iterator[str]:
         yield web.origin
 
 
+@pytest.mark.parametrize("in_child", [False, True], ids=["fetch here", "fetch in a child"])
 @pytest.mark.parametrize("concurrency", [1, 4])
-async def test_crawl_a_real_server_on_loopback(server: str, concurrency: int) -> None:
+async def test_crawl_a_real_server_on_loopback(
+    server: str, concurrency: int, in_child: bool
+) -> None:
     fetch = FetchConfig(
         delay=0, allow_private=True, retries=0, concurrency=concurrency, per_host=concurrency
     )
-    config = CrawlConfig(strategy="topic-pagerank", fetch=fetch)
+    config = CrawlConfig(strategy="topic-pagerank", fetch=fetch, fetch_process=in_child)
     events = []
     async with contextlib.aclosing(crawl([server + "/"], TOPIC, config)) as stream:
         async for ev in stream:

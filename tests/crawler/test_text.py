@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import json
+import marshal
 import re
+import subprocess
+import sys
 import warnings
 from pathlib import Path
 
@@ -101,3 +105,50 @@ def test_remembered_segmentation_follows_new_words() -> None:
     text.add_words(["银狐杯"])
     assert text.tokenize(sentence).count("银狐杯") == 6
     assert "银狐杯" in [t for t, _ in text.extract_keywords(sentence, topk=5)]
+
+
+_SEGMENT = """
+import json, sys
+from crawler import text
+if sys.argv[1] == "after":
+    text.load()
+text.add_words(["国安主场", "申花队", "角球机会"])
+text.add_words(["主场击败"])
+loaded_before = text._jieba is not None
+tokens = text.tokenize("足球战报：北京国安主场击败申花队，凭借角球机会制胜")
+print(json.dumps([loaded_before, tokens]))
+"""
+
+
+def test_words_added_before_the_dictionary_loads_segment_as_if_added_after() -> None:
+    """``add_words`` before the dictionary is loaded only records the words; loading adds
+    them in order, so the segmentation is the one adding them to a loaded dictionary gives
+    (each in a fresh interpreter: the dictionary loads once per process)."""
+    runs = {}
+    for when in ("before", "after"):
+        done = subprocess.run(
+            [sys.executable, "-c", _SEGMENT, when], capture_output=True, text=True, check=True
+        )
+        runs[when] = json.loads(done.stdout)
+    assert runs["before"][0] is False and runs["after"][0] is True  # really two paths
+    assert runs["before"][1] == runs["after"][1]
+    assert {"主场击败", "申花队", "角球机会"} <= set(runs["before"][1])  # the added words
+
+
+def test_idf_cache_gives_the_table_and_refuses_a_planted_file(tmp_path: Path) -> None:
+    import jieba
+
+    source = Path(jieba.__file__).parent / "analyse" / "idf.txt"
+    parsed = text._read_idf(source)
+    assert text._cached_idf(source, tmp_path) == parsed  # parsed, then written
+    (cache,) = tmp_path.glob("timelypush.idf.*")
+    assert cache.stat().st_mode & 0o077 == 0
+    assert text._cached_idf(source, tmp_path) == parsed  # read back
+    # a file others may write is not read (whatever it holds), and is replaced by ours
+    cache.write_bytes(marshal.dumps(({"足球": 0.0}, 1.0)))
+    cache.chmod(0o666)
+    assert text._cached_idf(source, tmp_path) == parsed
+    assert cache.stat().st_mode & 0o077 == 0
+    # a damaged file of ours is parsed again
+    cache.write_bytes(b"\x00broken")
+    assert text._cached_idf(source, tmp_path) == parsed

@@ -1,0 +1,193 @@
+"""Fetching in a child process gives what fetching in this process gives, and loses nothing
+when the child is gone."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import subprocess
+import sys
+import time
+
+import httpx
+import pytest
+
+from crawler import CrawlConfig, TopicProfile, crawl
+from crawler.errors import BlockedURL, HTTPStatusError
+from crawler.fetch import FetchConfig, Fetcher
+from crawler.fetchproc import ProcessFetcher
+from tests.crawler.helpers import with_
+from tests.crawler.server import Reply, Seen, TestWeb
+
+ARTICLE = (
+    "<html><head><title>足球 战报：国安主场击败申花</title>"
+    '<meta name="keywords" content="足球,中超"></head><body>'
+    "<h1>足球 战报：国安主场击败申花</h1><p>北京国安在工人体育场以二比一战胜上海申花，"
+    "两队在上半场各入一球，下半场国安凭借角球机会打入制胜球，全场比赛观众超过四万人。</p>"
+    '<a href="/list">更多足球</a> <a href="https://other.example/x">外站</a></body></html>'
+)
+
+
+def _late(seen: Seen) -> Reply:
+    """The article, after a pause (time to kill the child while it waits)."""
+    time.sleep(0.6)
+    return Reply(body=ARTICLE.encode())
+
+
+def _serve(web: TestWeb) -> None:
+    web.add("/a", Reply(body=ARTICLE.encode(), headers={"ETag": '"v1"'}))
+    web.add("/slow", _late)
+    web.add("/robots.txt", Reply(body=b"User-agent: *\nDisallow: /private\n"))
+
+
+async def test_same_page_and_same_errors_as_in_process(web: TestWeb, config: FetchConfig) -> None:
+    _serve(web)
+    async with Fetcher(config) as local, ProcessFetcher(config) as child:
+        assert child._proc is not None  # really in another process
+        here, there = await local.fetch(web.url("/a")), await child.fetch(web.url("/a"))
+        for name in (
+            "url",
+            "final_url",
+            "status",
+            "title",
+            "meta_keywords",
+            "text",
+            "links",
+            "content_hash",
+            "simhash",
+            "etag",
+            "kind",
+            "kind_evidence",
+            "structure",
+        ):
+            assert getattr(there, name) == getattr(here, name), name
+        assert there.links and there.etag == '"v1"' and there.kind == "item"
+        for path, error in (("/missing", HTTPStatusError), ("/private/x", Exception)):
+            with pytest.raises(error) as raised_here:
+                await local.fetch(web.url(path))
+            with pytest.raises(type(raised_here.value)) as raised_there:
+                await child.fetch(web.url(path))
+            assert str(raised_there.value) == str(raised_here.value)
+            assert raised_there.value.kind == raised_here.value.kind  # type: ignore[attr-defined]
+            assert getattr(raised_there.value, "status", None) == getattr(
+                raised_here.value, "status", None
+            )
+        # the URL guard runs in the child too: a private address it was not allowed is refused
+        with pytest.raises(BlockedURL):
+            await child.fetch("http://10.1.2.3/")
+    # the child's counters come back when it stops
+    assert child.stats["ok"] == 1 and child.stats["http_status"] == 1, child.stats
+    assert child.stats["robots"] == 1 and child.stats["blocked"] == 1, child.stats
+
+
+async def test_conditional_get_in_the_child(web: TestWeb, config: FetchConfig) -> None:
+    web.add(
+        "/c",
+        lambda seen: (
+            Reply(304)
+            if seen.headers.get("if-none-match") == '"v1"'
+            else Reply(body=ARTICLE.encode(), headers={"ETag": '"v1"'})
+        ),
+    )
+    async with ProcessFetcher(config) as child:
+        page = await child.fetch(web.url("/c"), etag='"v1"')
+    assert page.not_modified and page.status == 304 and page.etag == '"v1"'
+
+
+async def test_a_dead_child_loses_nothing(web: TestWeb, config: FetchConfig) -> None:
+    _serve(web)
+    async with ProcessFetcher(config) as child:
+        assert child._proc is not None
+        slow = asyncio.create_task(child.fetch(web.url("/slow")))
+        await asyncio.sleep(0.2)  # the request is in the child, its body still dripping
+        child._proc.kill()
+        page = await asyncio.wait_for(slow, timeout=30)  # fetched again, in this process
+        assert page.title.startswith("足球")
+        after = await child.fetch(web.url("/a"))
+        assert after.status == 200 and child._proc is None and child._local is not None
+    assert child.stats["ok"] == 2
+
+
+async def test_a_child_that_cannot_start_is_replaced(
+    web: TestWeb, config: FetchConfig, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _serve(web)
+
+    async def refuse(*args: object, **kwargs: object) -> None:
+        raise OSError("no more processes")
+
+    monkeypatch.setattr(asyncio, "create_subprocess_exec", refuse)
+    async with ProcessFetcher(config) as child:
+        page = await child.fetch(web.url("/a"))
+    assert page.status == 200 and child._local is not None
+
+
+async def test_a_crawl_decides_the_same_either_way(web: TestWeb, config: FetchConfig) -> None:
+    _serve(web)
+    web.add(
+        "/",
+        Reply(
+            body=(
+                "<html><head><title>体育首页</title></head><body>"
+                + "".join(f'<a href="/n{i}">足球新闻 {i}</a> ' for i in range(12))
+                + '<a href="/a">国安击败申花</a></body></html>'
+            ).encode()
+        ),
+    )
+    for i in range(12):
+        web.add(f"/n{i}", Reply(body=ARTICLE.replace("申花", f"申花{i}").encode()))
+    topic = TopicProfile.from_keywords(["足球"])
+
+    async def events(in_child: bool) -> list[tuple[object, ...]]:
+        cfg = CrawlConfig(
+            fetch=with_(config, concurrency=1, per_host=1), scope="any", fetch_process=in_child
+        )
+        out = []
+        async with contextlib.aclosing(crawl([web.url("/")], topic, cfg)) as stream:
+            async for ev in stream:
+                out.append(
+                    (
+                        ev.url,
+                        ev.status,
+                        ev.kind,
+                        ev.matched,
+                        round(ev.probability, 9),
+                        ev.explanation,
+                        ev.final,
+                        ev.error_kind,
+                    )
+                )
+        return out
+
+    here, there = await events(False), await events(True)
+    assert len(here) >= 14 and there == here
+    assert any(matched for _, _, _, matched, *_ in here)
+
+
+def test_the_package_names_load_on_first_use() -> None:
+    """``crawler`` imports its parts when a name is first used: the fetch process needs only
+    ``crawler.fetch``; every public name still resolves (fresh interpreter)."""
+    probe = (
+        "import sys, crawler\n"
+        "import crawler.fetchproc\n"
+        "print(sorted(m for m in ('crawler.engine', 'crawler.judgment', 'crawler.strategies')"
+        " if m in sys.modules))\n"
+        "missing = [n for n in crawler.__all__ if getattr(crawler, n, None) is None]\n"
+        "print(missing, sorted(crawler.__all__) == sorted(crawler._SOURCES))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    assert done.stdout.splitlines() == ["[]", "[] True"], done.stdout + done.stderr
+
+
+def test_auto_fetches_in_a_child_only_for_large_crawls_on_two_cpus(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from crawler import engine, fetchproc
+
+    monkeypatch.setattr(fetchproc, "available_cpus", lambda: 2)
+    assert engine._fetch_in_child(CrawlConfig(max_pages=engine.FETCH_PROCESS_PAGES), None)
+    assert not engine._fetch_in_child(CrawlConfig(max_pages=engine.FETCH_PROCESS_PAGES - 1), None)
+    assert not engine._fetch_in_child(CrawlConfig(), httpx.AsyncClient())  # a given client
+    assert engine._fetch_in_child(CrawlConfig(max_pages=5, fetch_process=True), None)
+    monkeypatch.setattr(fetchproc, "available_cpus", lambda: 1)
+    assert not engine._fetch_in_child(CrawlConfig(), None)
