@@ -253,6 +253,7 @@ class _Crawl:
             raise ValueError("no crawlable seed URL")
         self.concurrency = max(1, config.fetch.concurrency)
         self.in_scope = _Scope(self.seed_urls, config.scope)
+        self._follow: dict[str, bool] = {}
         self.fetched = 0
         self.frontier = self._start(checkpoint)
         for url in self.seed_urls:
@@ -391,10 +392,19 @@ class _Crawl:
         return [
             link
             for link in page.links
-            if (config.follow_nofollow or not link.nofollow)
-            and self.in_scope(link.url)
-            and urls.trap_reason(link.url) is None
+            if (config.follow_nofollow or not link.nofollow) and self._may_follow(link.url)
         ]
+
+    def _may_follow(self, url: str) -> bool:
+        """In scope and not a trap; remembered for the crawl (most pages of a site link to
+        the same navigation)."""
+        ok = self._follow.get(url)
+        if ok is None:
+            ok = self.in_scope(url) and urls.trap_reason(url) is None
+            if len(self._follow) >= 200_000:
+                self._follow.clear()
+            self._follow[url] = ok
+        return ok
 
     def finals(self) -> list[CrawlEvent]:
         """The end of the visit: pages the judgment now pushes, one more event each."""

@@ -269,13 +269,19 @@ class TopicProfile:
                 self._set_learned({})
             return
         scored: list[tuple[float, str, float]] = []
+        df_strong, df_all = self.df_strong, self.df_all
+        n_strong, n_pages = self.n_strong, max(1, self.n_pages)
+        min_lift, min_precision = p["learn_min_lift"], p["learn_min_precision"]
+        log = math.log
         for term in self._supported():
-            support = self.df_strong[term]
-            seen = max(support, self.df_all.get(term, support))
-            lift = (support / self.n_strong) / (seen / max(1, self.n_pages))
-            if lift < p["learn_min_lift"] or support / seen < p["learn_min_precision"]:
+            support = df_strong[term]
+            seen = df_all.get(term, support)
+            if seen < support:  # noqa: PLR1730 (a call to max per term costs more)
+                seen = support
+            lift = (support / n_strong) / (seen / n_pages)
+            if lift < min_lift or support / seen < min_precision:
                 continue
-            scored.append((support * math.log(lift), term, lift))
+            scored.append((support * log(lift), term, lift))
         scored.sort(key=lambda item: (-item[0], item[1]))
         top = scored[: int(p["learn_max_terms"])]
         weight = p["learn_max_weight"]

@@ -249,8 +249,10 @@ def canonicalize(url: str, base: str | None = None) -> str | None:
     return _canonical_absolute(url)
 
 
+@functools.lru_cache(maxsize=65536)
 def host_of(url: str) -> str:
-    """The lower-case host name (no port, no brackets for IPv6) of a URL; "" if none."""
+    """The lower-case host name (no port, no brackets for IPv6) of a URL; "" if none.
+    Remembered: the frontier, politeness and link ranking ask it of the same URLs."""
     try:
         return (urlsplit(url.strip()).hostname or "").rstrip(".").lower()
     except ValueError:

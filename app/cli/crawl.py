@@ -29,6 +29,9 @@ from app.models import DEFAULT_STRATEGY, SCORERS, STRATEGIES
 STRATEGY_NAMES = ", ".join(STRATEGIES)
 
 
+FETCH_PROCESS: dict[str, bool | None] = {"auto": None, "on": True, "off": False}
+
+
 def register(cli: typer.Typer) -> None:
     """Add this module's commands to the root command."""
     cli.command("crawl")(crawl_cmd)
@@ -90,6 +93,12 @@ def crawl_cmd(
         None, "--checkpoint", help="Resume from this file if it exists; keep it up to date."
     ),
     checkpoint_every: int = typer.Option(100, "--checkpoint-every", min=1),
+    fetch_process: str = typer.Option(
+        "auto",
+        "--fetch-process",
+        help="Fetch and parse in a second process: on, off, or auto (from 200 pages on two "
+        "or more CPUs).",
+    ),
 ) -> None:
     """Run one focused crawl and write one JSON object per fetched page."""
     from app.core.config import get_settings
@@ -104,6 +113,10 @@ def crawl_cmd(
             f"choose one of {', '.join(SENSITIVITY)}", param_hint="--sensitivity"
         )
     params.setdefault("threshold", SENSITIVITY[sensitivity])
+    if fetch_process not in FETCH_PROCESS:
+        raise typer.BadParameter(
+            f"choose one of {', '.join(FETCH_PROCESS)}", param_hint="--fetch-process"
+        )
     profile = TopicProfile.from_keywords(keywords, synonyms, exclude)
     if not profile.keywords:
         raise typer.BadParameter("no keyword given", param_hint="--keywords")
@@ -129,6 +142,7 @@ def crawl_cmd(
         checkpoint_every=checkpoint_every,
         learn=learn,
         scorer=scorer,
+        fetch_process=FETCH_PROCESS[fetch_process],
     )
     state = None
     if checkpoint is not None and checkpoint.exists():

@@ -53,10 +53,10 @@ def lines(text: str) -> list[dict]:
     return [json.loads(line) for line in text.splitlines() if line.strip()]
 
 
-def test_crawl_writes_jsonl_to_stdout_in_fetch_order(server: str) -> None:
-    result = CliRunner().invoke(
-        cli, ["crawl", server, "--keywords", "足球，中超、足球", "--jsonl", "-", *BASE_ARGS]
-    )
+@pytest.mark.parametrize("fetch_process", ["off", "on"])
+def test_crawl_writes_jsonl_to_stdout_in_fetch_order(server: str, fetch_process: str) -> None:
+    args = ["crawl", server, "-k", "足球，中超、足球", "--jsonl", "-", *BASE_ARGS]
+    result = CliRunner().invoke(cli, [*args, "--fetch-process", fetch_process])
     assert result.exit_code == 0, result.output
     rows = lines(result.stdout)
     assert len(rows) == 9
@@ -95,3 +95,7 @@ def test_bad_input_is_reported(server: str) -> None:
         cli, ["crawl", server, "-k", "足球", "--param", "gamma", *BASE_ARGS]
     )
     assert result.exit_code == 2
+    result = CliRunner().invoke(
+        cli, ["crawl", server, "-k", "足球", "--fetch-process", "maybe", *BASE_ARGS]
+    )
+    assert result.exit_code == 2 and "auto, on, off" in result.stderr
