@@ -84,9 +84,9 @@ class CrawlConfig:
     the last checkpoint), for strategies that learn (``adaptive``)."""
     fetch_process: bool | None = None
     """Fetch and parse in a child process (``crawler.fetchproc``) while this one judges and
-    ranks: True, False, or None — when this process may use two or more CPUs and the crawl
-    may fetch at least ``FETCH_PROCESS_PAGES`` pages (a child costs about a second of start-up
-    on the other core)."""
+    ranks: True, False, or None — when this process may use two or more CPUs, the crawl may
+    fetch at least ``FETCH_PROCESS_PAGES`` pages (a child costs about a second of start-up on
+    the other core) and more than one page at a time."""
 
 
 @dataclass
@@ -465,7 +465,11 @@ def _fetch_in_child(config: CrawlConfig, client: httpx.AsyncClient | None) -> bo
         return config.fetch_process
     from crawler.fetchproc import available_cpus
 
-    return available_cpus() >= 2 and config.max_pages >= FETCH_PROCESS_PAGES
+    return (
+        available_cpus() >= 2
+        and config.max_pages >= FETCH_PROCESS_PAGES
+        and config.fetch.concurrency >= 2  # one fetch at a time leaves nothing to overlap
+    )
 
 
 async def _open_fetcher(

@@ -119,9 +119,11 @@ STATE_VERSION = 2
 """2: adds ``sections`` (title section → closeness to the topic); 1 still loads."""
 
 
+@functools.lru_cache(maxsize=65536)
 def stem(token: str) -> str:
     """A light English plural / verb-s stemmer (``sports`` → ``sport``, ``matches`` → ``match``,
-    ``injuries`` → ``injury``); other tokens, Chinese included, are returned as they are."""
+    ``injuries`` → ``injury``); other tokens, Chinese included, are returned as they are.
+    Remembered: a page's words are mostly words seen before."""
     if len(token) < 4 or not token.isascii() or not token.isalpha():
         return token
     if token.endswith("ies") and len(token) > 4:
@@ -134,7 +136,7 @@ def stem(token: str) -> str:
 
 
 def _stem_all(tokens: Iterable[str]) -> list[str]:
-    return [stem(t) for t in tokens]
+    return list(map(stem, tokens))
 
 
 def _stem_phrase(term: str) -> str:

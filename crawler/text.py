@@ -151,7 +151,10 @@ def tokenize(text: str) -> list[str]:
 def _segment(text: str) -> list[str]:
     out: list[str] = []
     for block in _split(normalize(text)):
-        out.extend(_cut(block)[1])
+        # the usual case inline (a block seen lately: English text is mostly such blocks,
+        # one per word); ``_cut`` does the rest
+        hit = _blocks.get(block)
+        out.extend((hit or _cut(block))[1])
     return out
 
 

@@ -96,8 +96,8 @@ def crawl_cmd(
     fetch_process: str = typer.Option(
         "auto",
         "--fetch-process",
-        help="Fetch and parse in a second process: on, off, or auto (from 200 pages on two "
-        "or more CPUs).",
+        help="Fetch and parse in a second process: on, off, or auto (on two or more CPUs, "
+        "from 200 pages and 2 fetches at a time).",
     ),
 ) -> None:
     """Run one focused crawl and write one JSON object per fetched page."""

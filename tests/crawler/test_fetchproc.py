@@ -188,6 +188,8 @@ def test_auto_fetches_in_a_child_only_for_large_crawls_on_two_cpus(
     assert engine._fetch_in_child(CrawlConfig(max_pages=engine.FETCH_PROCESS_PAGES), None)
     assert not engine._fetch_in_child(CrawlConfig(max_pages=engine.FETCH_PROCESS_PAGES - 1), None)
     assert not engine._fetch_in_child(CrawlConfig(), httpx.AsyncClient())  # a given client
+    one_at_a_time = CrawlConfig(fetch=FetchConfig(concurrency=1))
+    assert not engine._fetch_in_child(one_at_a_time, None)
     assert engine._fetch_in_child(CrawlConfig(max_pages=5, fetch_process=True), None)
     monkeypatch.setattr(fetchproc, "available_cpus", lambda: 1)
     assert not engine._fetch_in_child(CrawlConfig(), None)
