@@ -401,7 +401,7 @@ class _Crawl:
         ok = self._follow.get(url)
         if ok is None:
             ok = self.in_scope(url) and urls.trap_reason(url) is None
-            if len(self._follow) >= 200_000:
+            if len(self._follow) >= 20_000:
                 self._follow.clear()
             self._follow[url] = ok
         return ok

@@ -119,7 +119,7 @@ STATE_VERSION = 2
 """2: adds ``sections`` (title section → closeness to the topic); 1 still loads."""
 
 
-@functools.lru_cache(maxsize=65536)
+@functools.lru_cache(maxsize=16384)
 def stem(token: str) -> str:
     """A light English plural / verb-s stemmer (``sports`` → ``sport``, ``matches`` → ``match``,
     ``injuries`` → ``injury``); other tokens, Chinese included, are returned as they are.

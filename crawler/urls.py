@@ -249,7 +249,7 @@ def canonicalize(url: str, base: str | None = None) -> str | None:
     return _canonical_absolute(url)
 
 
-@functools.lru_cache(maxsize=65536)
+@functools.lru_cache(maxsize=16384)
 def host_of(url: str) -> str:
     """The lower-case host name (no port, no brackets for IPv6) of a URL; "" if none.
     Remembered: the frontier, politeness and link ranking ask it of the same URLs."""
