@@ -101,6 +101,8 @@ class TopicProfile:
         self._user_index: _Index | None = None
         self._supported_terms: set[str] = set()
         self._supported_of: tuple[dict[str, int], float] | None = None
+        self._term_memo: tuple[tuple[str, ...], dict[str, bool]] = ((), {})
+        """(the user's terms, token → may it be a topic term), for ``_terms_of``."""
         textmod.add_words([*self.keywords, *self.synonyms, *self.exclude, *self.learned])
 
     # -- construction ---------------------------------------------------------------------
@@ -238,14 +240,25 @@ class TopicProfile:
     def _terms_of(self, tokens: Iterable[str]) -> set[str]:
         """Possible topic terms among tokens: two characters or more, not stop words, not the
         user's own terms (nor words containing or contained in them)."""
-        user = [*self.user_terms, *self.exclude]
-        return {
-            t
-            for t in tokens
-            if len(t) >= 2
-            and not textmod.is_stopword(t)
-            and not any(t in u or u in t for u in user)
-        }
+        user = (*self.user_terms, *self.exclude)
+        if self._term_memo[0] != user:  # the user's terms changed: forget
+            self._term_memo = (user, {})
+        memo = self._term_memo[1]
+        out = set()
+        for t in tokens:
+            ok = memo.get(t)
+            if ok is None:
+                ok = (
+                    len(t) >= 2
+                    and not textmod.is_stopword(t)
+                    and not any(t in u or u in t for u in user)
+                )
+                if len(memo) >= _MEMO_MAX:
+                    memo.clear()
+                memo[t] = ok
+            if ok:
+                out.add(t)
+        return out
 
     def _candidates(self, page: Page) -> set[str]:
         """A strong page's characteristic terms: jieba TF-IDF over title (twice), meta
