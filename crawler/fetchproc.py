@@ -23,6 +23,7 @@ import contextlib
 import logging
 import os
 import pickle
+import signal
 import struct
 import sys
 from collections import Counter
@@ -252,9 +253,11 @@ async def _serve() -> None:
 
 
 def main() -> None:
-    """The child's entry point (``python -m crawler.fetchproc``)."""
-    with contextlib.suppress(KeyboardInterrupt):
-        asyncio.run(_serve())
+    """The child's entry point (``python -m crawler.fetchproc``). Ctrl-C in a terminal reaches
+    the whole process group: the crawl's process handles it and closes the child's stdin,
+    which stops the child; the child ignores the signal itself."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    asyncio.run(_serve())
 
 
 if __name__ == "__main__":

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import signal
 import subprocess
 import sys
 import time
@@ -193,3 +194,17 @@ def test_auto_fetches_in_a_child_only_for_large_crawls_on_two_cpus(
     assert engine._fetch_in_child(CrawlConfig(max_pages=5, fetch_process=True), None)
     monkeypatch.setattr(fetchproc, "available_cpus", lambda: 1)
     assert not engine._fetch_in_child(CrawlConfig(), None)
+
+
+async def test_ctrl_c_is_left_to_the_crawl(web: TestWeb, config: FetchConfig) -> None:
+    """Ctrl-C reaches the whole process group; the child ignores it (the crawl's process
+    stops it by closing its stdin, after saving its checkpoint), so it goes on answering."""
+    _serve(web)
+    async with ProcessFetcher(config) as child:
+        assert child._proc is not None
+        await child.fetch(web.url("/a"))  # started and serving
+        child._proc.send_signal(signal.SIGINT)
+        await asyncio.sleep(0.3)
+        page = await child.fetch(web.url("/a"))
+        assert page.status == 200 and child._proc is not None and child._local is None
+    assert child.stats["ok"] == 2
