@@ -28,6 +28,7 @@ from dataclasses import dataclass
 import httpx
 from sqlalchemy import create_engine, text
 from sqlalchemy.engine import make_url
+from sqlalchemy.exc import OperationalError
 
 DB_NAME = "timelypush_bench_api"
 EMAIL = "bench@example.com"
@@ -236,9 +237,18 @@ def main(argv: list[str] | None = None) -> int:
     url = make_url(args.pg).set(database=args.database).render_as_string(hide_password=False)
     if args.reuse:
         engine = create_engine(url)
-        with engine.connect() as conn:
-            concern_id = conn.execute(text("SELECT min(id) + 3 FROM concerns")).scalar_one()
-        engine.dispose()
+        try:
+            with engine.connect() as conn:
+                concern_id = conn.execute(text("SELECT min(id) + 3 FROM concerns")).scalar_one()
+        except OperationalError as exc:
+            print(
+                f"error: cannot reuse database {args.database!r} ({exc.orig}); "
+                "run once without --reuse to seed it",
+                file=sys.stderr,
+            )
+            return 2
+        finally:
+            engine.dispose()
     else:
         url = create_database(args.pg, args.database)
         concern_id = seed(url, args.matches)["concern_id"]
