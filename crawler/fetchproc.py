@@ -248,7 +248,8 @@ async def _serve() -> None:
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
         writer.write(_frame((_STATS, True, dict(fetcher.stats))))
-    await writer.drain()
+    with contextlib.suppress(ConnectionError):  # the crawl's process is gone: nobody to tell
+        await writer.drain()
     writer.close()
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import signal
 import subprocess
 import sys
@@ -13,7 +14,7 @@ import time
 import httpx
 import pytest
 
-from crawler import CrawlConfig, TopicProfile, crawl
+from crawler import CrawlConfig, TopicProfile, crawl, fetchproc
 from crawler.errors import BlockedURL, HTTPStatusError
 from crawler.fetch import FetchConfig, Fetcher
 from crawler.fetchproc import ProcessFetcher
@@ -208,3 +209,20 @@ async def test_ctrl_c_is_left_to_the_crawl(web: TestWeb, config: FetchConfig) ->
         page = await child.fetch(web.url("/a"))
         assert page.status == 200 and child._proc is not None and child._local is None
     assert child.stats["ok"] == 2
+
+
+async def test_the_child_ends_quietly_when_the_crawl_is_gone(config: FetchConfig) -> None:
+    """The crawl's process killed: the child reads the end of its stdin, cannot answer, and
+    exits cleanly (no traceback, exit status 0)."""
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "crawler.fetchproc",
+        stdin=asyncio.subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+    )  # fmt: skip
+    assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
+    proc.stdin.write(fetchproc._frame((config, logging.WARNING)))
+    proc.stdin.write(fetchproc._frame((1, "http://127.0.0.1:9/", None, None)))
+    await proc.stdin.drain()
+    proc._transport.get_pipe_transport(1).close()  # type: ignore[attr-defined]  # nobody reads
+    proc.stdin.close()
+    assert await asyncio.wait_for(proc.wait(), timeout=20) == 0
+    assert b"Traceback" not in await proc.stderr.read()
