@@ -27,7 +27,8 @@ if TYPE_CHECKING:
         TooManyRedirects,
         UnsupportedContent,
     )
-    from crawler.fetch import FetchConfig, Fetcher
+    from crawler.fetch import Fetcher
+    from crawler.fetchconfig import FetchConfig
     from crawler.fingerprint import content_hash, hamming, near_duplicate, simhash
     from crawler.guard import UrlGuard, ensure_public_url
     from crawler.judgment import JUDGE_DEFAULTS, SENSITIVITY, Example, Judge, Judgment
@@ -54,7 +55,7 @@ _SOURCES: dict[str, str] = {
     "TooLarge": "crawler.errors",
     "TooManyRedirects": "crawler.errors",
     "UnsupportedContent": "crawler.errors",
-    "FetchConfig": "crawler.fetch",
+    "FetchConfig": "crawler.fetchconfig",
     "Fetcher": "crawler.fetch",
     "content_hash": "crawler.fingerprint",
     "hamming": "crawler.fingerprint",

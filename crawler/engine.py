@@ -38,7 +38,7 @@ from crawler.types import Link, Page
 if TYPE_CHECKING:
     import httpx
 
-    from crawler.fetch import FetchConfig
+    from crawler.fetchconfig import FetchConfig
 
 logger = logging.getLogger(__name__)
 
@@ -52,7 +52,7 @@ FETCH_PROCESS_PAGES = 200
 
 
 def _fetch_config() -> FetchConfig:
-    from crawler.fetch import FetchConfig
+    from crawler.fetchconfig import FetchConfig
 
     return FetchConfig()
 

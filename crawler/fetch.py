@@ -40,6 +40,7 @@ from crawler.errors import (
     TooLarge,
     TooManyRedirects,
 )
+from crawler.fetchconfig import DEFAULT_USER_AGENT, FetchConfig
 from crawler.guard import UrlGuard
 from crawler.parse import parse_html
 from crawler.politeness import Politeness
@@ -51,41 +52,9 @@ __all__ = ["DEFAULT_USER_AGENT", "FetchConfig", "Fetcher"]
 
 logger = logging.getLogger(__name__)
 
-DEFAULT_USER_AGENT = "TimelyPushBot/0.1 (+https://github.com/timelypush/timelypush)"
 _REDIRECTS = frozenset({301, 302, 303, 307, 308})
 _RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
 _ROBOTS_MAX_BYTES = 512_000
-
-
-@dataclass(frozen=True, slots=True)
-class FetchConfig:
-    """How to fetch. Defaults suit real sites; tests set ``delay=0`` and an allowlist."""
-
-    user_agent: str = DEFAULT_USER_AGENT
-    concurrency: int = 16
-    """Requests in flight, all hosts together."""
-    per_host: int = 2
-    """Requests in flight per host (``host:port``)."""
-    delay: float = 1.0
-    """Seconds between request starts on one host (robots.txt Crawl-delay may raise it)."""
-    connect_timeout: float = 10.0
-    read_timeout: float = 20.0
-    total_timeout: float = 30.0
-    """Seconds for one attempt: connect, headers, the whole body."""
-    max_bytes: int = 5_000_000
-    max_redirects: int = 5
-    retries: int = 2
-    """Extra attempts after a transient failure (timeout, network, 429, 5xx)."""
-    respect_robots: bool = True
-    proxy: str | None = None
-    """An HTTP(S) proxy URL; target hosts are then resolved by the proxy, not locally."""
-    allowlist: tuple[str, ...] = ()
-    """Hosts and CIDRs the URL guard lets through although they are private."""
-    allow_private: bool = False
-    max_retry_after: float = 60.0
-    """Cap on a server's Retry-After and Crawl-delay, in seconds."""
-    backoff: float = 0.5
-    """First retry delay in seconds; doubled on every further retry."""
 
 
 @dataclass(slots=True)

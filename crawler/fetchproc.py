@@ -28,11 +28,14 @@ import struct
 import sys
 from collections import Counter
 from types import TracebackType
-from typing import Any, Self
+from typing import TYPE_CHECKING, Any, Self
 
 from crawler.errors import FetchError
-from crawler.fetch import FetchConfig, Fetcher
+from crawler.fetchconfig import FetchConfig
 from crawler.types import Page
+
+if TYPE_CHECKING:
+    from crawler.fetch import Fetcher
 
 __all__ = ["ProcessFetcher", "available_cpus"]
 
@@ -161,6 +164,8 @@ class ProcessFetcher:
 
     def _fallback(self) -> Fetcher:
         if self._local is None:
+            from crawler.fetch import Fetcher  # the HTTP stack only when this process fetches
+
             self._local = Fetcher(self.config)
         return self._local
 
@@ -237,6 +242,8 @@ async def _serve() -> None:
     if first is None:
         return
     config, level = first
+    from crawler.fetch import Fetcher
+
     logging.basicConfig(level=level, format="%(levelname)s %(name)s (fetch process): %(message)s")
     tasks: set[asyncio.Task[None]] = set()
     async with Fetcher(config) as fetcher:

@@ -174,11 +174,14 @@ def test_the_package_names_load_on_first_use() -> None:
         "import crawler.fetchproc\n"
         "print(sorted(m for m in ('crawler.engine', 'crawler.judgment', 'crawler.strategies')"
         " if m in sys.modules))\n"
+        # the crawl's side of a crawl that fetches in a child needs neither httpx nor the parser
+        "from crawler import CrawlConfig, FetchConfig, TopicProfile, crawl\n"
+        "print(sorted(m for m in ('httpx', 'lxml.html', 'crawler.parse') if m in sys.modules))\n"
         "missing = [n for n in crawler.__all__ if getattr(crawler, n, None) is None]\n"
         "print(missing, sorted(crawler.__all__) == sorted(crawler._SOURCES))\n"
     )
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
-    assert done.stdout.splitlines() == ["[]", "[] True"], done.stdout + done.stderr
+    assert done.stdout.splitlines() == ["[]", "[]", "[] True"], done.stdout + done.stderr
 
 
 def test_auto_fetches_in_a_child_only_for_large_crawls_on_two_cpus(
