@@ -103,6 +103,9 @@ class ProcessFetcher:
         self.config = config or FetchConfig()
         self.stats: Counter[str] = Counter()
         self._proc: asyncio.subprocess.Process | None = None
+        """The child while it answers (None once it cannot)."""
+        self._child: asyncio.subprocess.Process | None = None
+        """The child until it is stopped, answering or not."""
         self._reader: asyncio.Task[None] | None = None
         self._waiting: dict[int, asyncio.Future[Any]] = {}
         self._next = 0
@@ -138,7 +141,7 @@ class ProcessFetcher:
             logger.warning("fetching in this process: the fetch process did not start (%s)", exc)
             return
         assert proc.stdin is not None and proc.stdout is not None
-        self._proc = proc
+        self._proc = self._child = proc
         level = logging.getLogger("crawler").getEffectiveLevel()
         proc.stdin.write(_frame((self.config, level)))
         self._reader = asyncio.create_task(self._read(proc.stdout))
@@ -184,6 +187,8 @@ class ProcessFetcher:
                     waiter.set_result(value)
                 else:
                     waiter.set_exception(_rebuild(value))
+        except Exception as exc:  # an answer that cannot be read: stop using the child
+            logger.warning("an answer of the fetch process could not be read (%r)", exc)
         finally:
             self._proc_gone()
 
@@ -198,7 +203,7 @@ class ProcessFetcher:
     async def aclose(self) -> None:
         """Stop the child (it cancels what it still fetches) and collect its counters."""
         self._closed = True
-        proc = self._proc
+        proc = self._child
         if proc is not None and proc.stdin is not None:
             with contextlib.suppress(ConnectionError):
                 proc.stdin.close()

@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import pickle
 import signal
 import subprocess
 import sys
@@ -229,3 +230,27 @@ async def test_the_child_ends_quietly_when_the_crawl_is_gone(config: FetchConfig
     proc.stdin.close()
     assert await asyncio.wait_for(proc.wait(), timeout=20) == 0
     assert b"Traceback" not in await proc.stderr.read()
+
+
+async def test_an_unreadable_answer_hands_over_and_the_child_still_stops(
+    web: TestWeb, config: FetchConfig, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _serve(web)
+    async with ProcessFetcher(config) as child:
+        proc = child._proc
+        assert proc is not None
+
+        def garbled(reader: asyncio.StreamReader) -> None:
+            raise pickle.UnpicklingError("garbled")
+
+        assert child._reader is not None
+        child._reader.cancel()  # the reader starts over, and the next answer is garbled
+        with contextlib.suppress(asyncio.CancelledError):
+            await child._reader
+        child._proc = proc
+        monkeypatch.setattr(fetchproc, "_receive", garbled)
+        child._reader = asyncio.create_task(child._read(proc.stdout))  # type: ignore[arg-type]
+        await asyncio.sleep(0.1)
+        page = await child.fetch(web.url("/a"))  # fetched here
+        assert page.status == 200 and child._local is not None and child._proc is None
+    assert proc.returncode is not None  # stopped, not left behind
