@@ -8,9 +8,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-__all__ = ["DEFAULT_USER_AGENT", "FetchConfig"]
+__all__ = ["DEFAULT_USER_AGENT", "FETCH_PROCESS_MODES", "FetchConfig"]
 
 DEFAULT_USER_AGENT = "TimelyPushBot/0.1 (+https://github.com/timelypush/timelypush)"
+
+FETCH_PROCESS_MODES: dict[str, bool | None] = {"auto": None, "on": True, "off": False}
+"""The words command lines offer for ``CrawlConfig.fetch_process`` (auto: decided by the
+crawl, see ``crawler.engine``)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -29,9 +29,6 @@ from app.models import DEFAULT_STRATEGY, SCORERS, STRATEGIES
 STRATEGY_NAMES = ", ".join(STRATEGIES)
 
 
-FETCH_PROCESS: dict[str, bool | None] = {"auto": None, "on": True, "off": False}
-
-
 def register(cli: typer.Typer) -> None:
     """Add this module's commands to the root command."""
     cli.command("crawl")(crawl_cmd)
@@ -103,6 +100,7 @@ def crawl_cmd(
     """Run one focused crawl and write one JSON object per fetched page."""
     from app.core.config import get_settings
     from crawler import SENSITIVITY, CrawlConfig, FetchConfig, TopicProfile
+    from crawler.fetchconfig import FETCH_PROCESS_MODES
 
     settings = get_settings()
     params = parse_params(param)
@@ -113,9 +111,9 @@ def crawl_cmd(
             f"choose one of {', '.join(SENSITIVITY)}", param_hint="--sensitivity"
         )
     params.setdefault("threshold", SENSITIVITY[sensitivity])
-    if fetch_process not in FETCH_PROCESS:
+    if fetch_process not in FETCH_PROCESS_MODES:
         raise typer.BadParameter(
-            f"choose one of {', '.join(FETCH_PROCESS)}", param_hint="--fetch-process"
+            f"choose one of {', '.join(FETCH_PROCESS_MODES)}", param_hint="--fetch-process"
         )
     profile = TopicProfile.from_keywords(keywords, synonyms, exclude)
     if not profile.keywords:
@@ -142,7 +140,7 @@ def crawl_cmd(
         checkpoint_every=checkpoint_every,
         learn=learn,
         scorer=scorer,
-        fetch_process=FETCH_PROCESS[fetch_process],
+        fetch_process=FETCH_PROCESS_MODES[fetch_process],
     )
     state = None
     if checkpoint is not None and checkpoint.exists():

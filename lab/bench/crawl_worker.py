@@ -48,6 +48,7 @@ def _end() -> tuple[float, float]:
 
 async def _ours(args: argparse.Namespace) -> dict[str, Any]:
     from crawler import CrawlConfig, TopicProfile, crawl
+    from crawler.fetchconfig import FETCH_PROCESS_MODES
     from lab.runner import lab_fetch_config
 
     config = CrawlConfig(
@@ -55,7 +56,7 @@ async def _ours(args: argparse.Namespace) -> dict[str, Any]:
         scope="any",
         strategy=args.strategy,
         fetch=lab_fetch_config(args.proxy, args.concurrency),
-        fetch_process={"auto": None, "on": True, "off": False}[args.fetch_process],
+        fetch_process=FETCH_PROCESS_MODES[args.fetch_process],
     )
     pages = errors = pushed = 0
     wall, cpu = _begin()
@@ -137,6 +138,8 @@ def _scrapy(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def main() -> None:
+    from crawler.fetchconfig import FETCH_PROCESS_MODES  # light: no HTTP stack, no crawler
+
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("crawler", choices=("ours", "scrapy"))
     parser.add_argument("--proxy", required=True)
@@ -147,7 +150,7 @@ def main() -> None:
     parser.add_argument("--profile", default=None)
     parser.add_argument(
         "--fetch-process",
-        choices=("auto", "on", "off"),
+        choices=tuple(FETCH_PROCESS_MODES),
         default="auto",
         help="Fetch and parse in a child process (auto: the product default).",
     )
