@@ -8,8 +8,9 @@ names a football league, competition, national team, club, player, coach or an u
 football term (中超, 英超, 欧冠, 国足, 世界杯, 恒大, 皇马, 梅西, C罗, 点球, 门将 …). The list is
 deliberately not the crawler's keyword test: a user who asks for 足球 means these pages, and
 most of them never print the literal word 足球 (see ../shared/data/README.md). Terms that are
-shared with basketball or other sports (球队, 主帅, 球迷, 冠军, 联赛, 季后赛 …) are left out so
-that the judge does not reward NBA news.
+shared with basketball or other sports (球队, 主帅, 球迷, 冠军, 联赛, 季后赛, 前锋, 后卫 …) are
+left out so that the judge does not reward NBA news, and, as in English, a page must name more
+football terms than words of the other sports (:data:`OTHER_SPORT_TERMS`: NBA, 篮板, 湖人, 网球 …).
 
 English (BBC, :data:`FOOTBALL_TERMS_EN`): the same idea with its own list — clubs, competitions,
 managers, players, grounds and positions (Chelsea, Champions League, FA Cup, Mourinho, Rooney,
@@ -45,7 +46,6 @@ FOOTBALL_TERMS: tuple[str, ...] = (
     "国奥",
     "国青",
     "足彩",
-    "球王",
     # leagues and competitions
     "中超",
     "中甲",
@@ -100,10 +100,11 @@ FOOTBALL_TERMS: tuple[str, ...] = (
     "实德",
     "绿城",
     "舜天",
-    "人和",
+    "贵州人和",
+    "北京人和",
     "力帆",
     "卓尔",
-    "一方",
+    "天津一方",
     "中能",
     "皇马",
     "皇家马德里",
@@ -266,20 +267,75 @@ FOOTBALL_TERMS: tuple[str, ...] = (
     "斯坦福桥",
     "酋长球场",
     "球门",
-    "禁区",
-    "中场",
-    "前锋",
-    "后卫",
     "边锋",
     "主裁判",
     "黄牌",
     "红牌",
 )
-"""Names and terms that mark a sports page as football. Deliberately broad; see the module doc."""
+"""Names and terms that mark a sports page as football. Deliberately broad; see the module doc.
+Positions and places on the court that basketball shares (前锋, 后卫, 中场, 禁区) and words that
+are parts of common words (球王 in 街球王, 人和 in 个人和, 一方 in 一方面) are not in it."""
 
-_FOOTBALL_RE = re.compile(
-    "|".join(re.escape(t) for t in sorted(FOOTBALL_TERMS, key=len, reverse=True))
+OTHER_SPORT_TERMS: tuple[str, ...] = (
+    "篮球",
+    "NBA",
+    "CBA",
+    "篮板",
+    "扣篮",
+    "三分球",
+    "罚球",
+    "投篮",
+    "季后赛",
+    "全明星",
+    "湖人",
+    "火箭",
+    "勇士",
+    "骑士",
+    "马刺",
+    "凯尔特人",
+    "雷霆",
+    "篮网",
+    "小牛",
+    "独行侠",
+    "热火",
+    "尼克斯",
+    "快船",
+    "詹姆斯",
+    "科比",
+    "姚明",
+    "易建联",
+    "乔丹",
+    "网球",
+    "乒乓",
+    "羽毛球",
+    "排球",
+    "女排",
+    "高尔夫",
+    "斯诺克",
+    "台球",
+    "F1",
+    "赛车",
+    "田径",
+    "游泳",
+    "跳水",
+    "体操",
+    "拳击",
+    "围棋",
+    "象棋",
+    "滑雪",
+    "冰球",
+    "马拉松",
 )
+"""Unambiguous words of the other sports (basketball above all): counter-evidence when a sports
+page names a football term in passing, as in English (:data:`OTHER_SPORT_TERMS_EN`)."""
+
+
+def _any_re(terms: tuple[str, ...]) -> re.Pattern[str]:
+    return re.compile("|".join(re.escape(t) for t in sorted(terms, key=len, reverse=True)))
+
+
+_FOOTBALL_RE = _any_re(FOOTBALL_TERMS)
+_OTHER_SPORT_RE = _any_re(OTHER_SPORT_TERMS)
 
 
 FOOTBALL_TERMS_EN: tuple[str, ...] = (
@@ -545,13 +601,15 @@ def is_football_en(text: str) -> bool:
 
 
 def is_football(doc: Doc) -> bool:
-    """True when a labelled document is about football (label sports + an independent term)."""
+    """True when a labelled document is about football: label sports, and more football terms
+    than words of the other sports (in both languages)."""
     if doc.category != "sports":
         return False
     if doc.lang == "en":
         return is_football_en(f"{doc.title}. {doc.body}")
     text = " ".join((doc.title, " ".join(doc.keywords), doc.body[:2000]))
-    return bool(_FOOTBALL_RE.search(text))
+    football = len(_FOOTBALL_RE.findall(text))
+    return football > 0 and football > len(_OTHER_SPORT_RE.findall(text))
 
 
 TOPICS: dict[str, tuple[str, bool]] = {

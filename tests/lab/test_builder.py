@@ -84,3 +84,15 @@ def test_football_judge_uses_labels_and_an_independent_term_list() -> None:
     assert is_football(Doc("x:2", "sports", "国米新星再惊艳 蓝黑天才踏上昔日轨迹"))
     assert not is_football(Doc("x:3", "sports", "骑士横扫猛龙，詹姆斯连续八年打进东部决赛"))
     assert not is_football(Doc("x:4", "finance", "恒大地产11月在港挂牌"))
+
+
+def test_football_judge_is_not_fooled_by_basketball_positions_or_word_parts() -> None:
+    # positions and places basketball shares, and a football word inside a basketball story
+    assert not is_football(Doc("x:5", "sports", "骑士前锋穆恩因腹部伤病休战3周"))
+    assert not is_football(Doc("x:6", "sports", "火箭回顾之后卫篇：阿泰未达预期，禁区无人"))
+    assert not is_football(Doc("x:7", "sports", "湖人首要目标绝非追马刺，中场休息时科比说打小牛"))
+    # 一方 / 人和 / 球王 as parts of ordinary words
+    assert not is_football(Doc("x:8", "sports", "一方面个人和集体都重要，街球王表演秀继续"))
+    # a football story that mentions basketball once is still football
+    story = "恒大门将曾诚扑点救主，中超第10轮恒大战胜国安，赛后看NBA"
+    assert is_football(Doc("x:9", "sports", story))
