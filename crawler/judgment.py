@@ -34,8 +34,11 @@ labelled data from the user:
    its end. A page with the user's verdict keeps it and is never added.
 6. **Probability** — ``1 − (1 − p_literal)(1 − p_model)``: either kind of evidence can carry a
    page, neither has to. During a visit the model pushes only once it was fitted on
-   ``warm_items`` items with ``warm_positives`` positives, and pushes at once only a clear case
-   (probability ≥ ``push_now``): a borderline one waits for the end of the visit. A revisit
+   ``warm_items`` items with ``warm_positives`` positives, and pushes at once only what the
+   user's own words carry (literal probability ≥ ``push_now``: a keyword in the headline); what
+   the model alone carries waits for the end of the visit. ``c`` is at least ``c_min``: an
+   estimate below it comes from a calibration on a handful of positives, and let one fit claim
+   25 times the pages that print the keyword, most of them off-topic. A revisit
    judges with the last visit's model until it has ``warm_items`` × ``prior_hold`` pages of
    its own (a fit on its first 15 pages knows less than one on a whole visit).
 
@@ -99,7 +102,7 @@ JUDGE_DEFAULTS: dict[str, float] = {
     "body_strong_hits": 3,
     "area": 1.0,
     "area_floor": 0.05,
-    "c_min": 0.02,
+    "c_min": 0.1,
     "warm_positives": 10,
     "expand": 3,
     "expand_at": 0.5,
@@ -447,7 +450,17 @@ class Judge:
         return {t: v / norm for t, v in feats.items()} if norm else {}
 
     def _example(self, ex: Example) -> tuple[dict[str, float], bool]:
-        tokens = PageTokens(textmod.tokenize(ex.title), [], [], textmod.tokenize(ex.text))
+        # the same parts as a fetched page's: the headline weighs as a title, the section and
+        # site names in the title's suffix as body words
+        head, rest = headline(ex.title)
+        tokens = PageTokens(
+            textmod.tokenize(ex.title),
+            [],
+            [],
+            textmod.tokenize(ex.text),
+            headline=textmod.tokenize(head) if rest else None,
+            suffix=textmod.tokenize(rest),
+        )
         return self._features(tokens), ex.label
 
     # -- literal evidence -----------------------------------------------------------------
@@ -558,9 +571,11 @@ class Judge:
         if seen.excluded:
             prob = 0.0
         relevant = seen.kind == ITEM and prob >= self.threshold
-        # during a visit only a clear case is pushed at once; a borderline one waits for the
-        # end of the visit, when the model has read the whole site
-        held_back = relevant and not self._final and prob < self.params["push_now"]
+        # during a visit only what the user's own words carry (a keyword in the headline) is
+        # pushed at once; what the model alone carries waits for the end of the visit, when
+        # it has read the whole site and this visit's feedback (a fit on the visit's first
+        # pages, or the last visit's model, pushed as many wrong pages as right ones)
+        held_back = relevant and not self._final and seen.literal < self.params["push_now"]
         relevant = relevant and not held_back
         terms = list(seen.hits) + [t for t, _ in fired if t not in seen.hits]
         explanation = {

@@ -5,7 +5,8 @@ from __future__ import annotations
 import json
 import random
 
-from crawler import Example, Judge, Link, Page, TopicProfile
+from crawler import Example, Judge, Judgment, Link, Page, TopicProfile
+from crawler.judgment import page_tokens
 from crawler.siteareas import SiteAreas
 
 FOOTBALL = [
@@ -332,6 +333,11 @@ def test_a_verdict_overrides_the_pseudo_label_of_the_page_it_was_given_on() -> N
     )
 
 
+def on_topic(judgment: Judgment) -> bool:
+    """The model judges the page an on-topic item (during a visit it is pushed at its end)."""
+    return judgment.kind == "item" and judgment.probability >= judgment.threshold
+
+
 def test_a_state_saved_before_site_areas_still_loads() -> None:
     judge = Judge(profile())
     for page in visit(random.Random(6)):
@@ -340,7 +346,7 @@ def test_a_state_saved_before_site_areas_still_loads() -> None:
     old = {k: v for k, v in judge.state().items() if k != "sections"} | {"version": 1}
     restored = Judge(profile(), state=json.loads(json.dumps(old)))
     assert restored.warm
-    assert restored.judge(zhongchao(), observe=False).relevant
+    assert on_topic(restored.judge(zhongchao(), observe=False))
     assert judge.state()["version"] == 2
 
 
@@ -415,7 +421,7 @@ def test_a_revisit_judges_with_the_last_visits_model_until_it_has_enough_pages_o
     for page in pages[100:]:
         again.judge(page)
     assert again.model is not prior  # 150 pages of its own: refitted
-    assert again.judge(zhongchao(), observe=False).relevant
+    assert on_topic(again.judge(zhongchao(), observe=False))
 
 
 def test_during_a_visit_self_training_runs_only_where_the_keywords_cover_little_of_it() -> None:
@@ -438,3 +444,26 @@ def test_during_a_visit_self_training_runs_only_where_the_keywords_cover_little_
     for page in sparse_visit(random.Random(11)):
         sparse.judge(page)
     assert sparse.expanded
+
+
+def test_during_a_visit_only_pages_that_say_the_keyword_are_pushed_at_once() -> None:
+    judge = Judge(profile())
+    pages = visit(random.Random(11), 300)
+    during = [page for page in pages if judge.judge(page).relevant]
+    assert during and all("足球" in page.title for page in during)
+    # the model's own finds (football that never says 足球) wait for the visit's end
+    at_end = {url for url, _ in judge.finish()}
+    quiet = {page.url for page in pages if page.title and "足球" not in page.title}
+    assert at_end & quiet
+    assert not at_end & {page.url for page in during}
+
+
+def test_a_verdict_reads_its_title_like_a_fetched_page() -> None:
+    judge = Judge(profile())
+    page = Page("http://a.cn/1", "http://a.cn/1", 200, title="国安主场战胜申花_体育_新浪网")
+    page.kind = "item"
+    fetched = judge._features(page_tokens(page))
+    example, _ = judge._example(Example("国安主场战胜申花_体育_新浪网", "", True))
+    assert example == fetched
+    # the site and section names weigh as body words, below the headline's
+    assert example["体育"] < example["国安"]
