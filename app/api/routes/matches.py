@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import asyncio
+import weakref
 from datetime import datetime
 from typing import Annotated, Any
 
+import anyio
 import orjson
 from fastapi import APIRouter, Path, Query, Response, status
 from sqlmodel import Session
-from starlette.concurrency import run_in_threadpool
 
 from app.api.deps import MAX_ID, CurrentUser, CurrentUserId, OwnedMatch, SessionDep
 from app.api.errors import responses
@@ -27,6 +29,28 @@ from app.models import DeliveryPublic, MatchPublic
 from app.services import delivery_actions, feedback, matches
 
 router = APIRouter(prefix="/matches", tags=["matches"], responses=responses(401, 422))
+
+
+PAGE_THREADS = 1
+"""Threads per API worker that read plain feed pages (keyset on one index, ~1 ms each). One:
+threads of one process share the GIL, and 40 of them (the default pool) spent more CPU taking
+turns than reading — 340–400 against ~1,000 requests/s with two workers (docs/benchmarks.md)."""
+SCAN_THREADS = 2
+"""Threads per API worker for the pages that may scan (text search ``q``, ``site``, a total
+count): apart, so that a slow search does not hold up everyone's plain pages."""
+_limiters: weakref.WeakKeyDictionary[
+    asyncio.AbstractEventLoop, dict[bool, anyio.CapacityLimiter]
+] = weakref.WeakKeyDictionary()
+
+
+def feed_limiter(*, scans: bool) -> anyio.CapacityLimiter:
+    """The thread limiter a feed request runs its query under: one per kind and event loop
+    (a worker has one loop; tests start several)."""
+    mine = _limiters.setdefault(asyncio.get_running_loop(), {})
+    limiter = mine.get(scans)
+    if limiter is None:
+        limiter = mine[scans] = anyio.CapacityLimiter(SCAN_THREADS if scans else PAGE_THREADS)
+    return limiter
 
 
 def _id(match: OwnedMatch) -> int:
@@ -94,7 +118,8 @@ async def list_matches(
                 total = matches.count_matches(session, user_id, **filters)
         return _page_json(items, next_cursor), total
 
-    body, total = await run_in_threadpool(page)
+    scans = bool(q or site or with_total)
+    body, total = await anyio.to_thread.run_sync(page, limiter=feed_limiter(scans=scans))
     response = Response(body, media_type="application/json")
     if total is not None:
         response.headers[TOTAL_HEADER] = str(total)

@@ -4,8 +4,13 @@ the documented model would serialise, and it trusts a recently checked token for
 
 from __future__ import annotations
 
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime, timedelta
+from typing import Any
 
+import pytest
 from fastapi.testclient import TestClient
 from sqlalchemy import text
 from sqlalchemy.engine import Engine
@@ -142,3 +147,43 @@ def test_the_feed_body_is_the_documented_model_byte_for_byte(
         cursor = resp.json()["next_cursor"]
         if cursor is None:
             break
+
+
+def test_plain_feed_pages_are_read_one_at_a_time_and_a_search_does_not_hold_them_up(
+    client: TestClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    auth = signup(client, "dora@example.com")
+    real = matches.list_match_rows
+    inside: list[str] = []
+    release = {"plain": threading.Event(), "search": threading.Event()}
+
+    def rows(session: Session, user_id: int, **kw: Any) -> Any:
+        kind = "search" if kw.get("q") else "plain"
+        inside.append(kind)
+        assert release[kind].wait(10)
+        return real(session, user_id, **kw)
+
+    monkeypatch.setattr(matches, "list_match_rows", rows)
+
+    def get(params: dict[str, str]) -> int:
+        return client.get("/api/v1/matches", headers=auth, params=params).status_code
+
+    def entered(kind: str, count: int) -> bool:
+        deadline = time.monotonic() + 5
+        while inside.count(kind) < count and time.monotonic() < deadline:
+            time.sleep(0.01)
+        return inside.count(kind) >= count
+
+    with ThreadPoolExecutor(4) as pool:
+        search = pool.submit(get, {"q": "goal"})
+        assert entered("search", 1)
+        first = pool.submit(get, {})
+        assert entered("plain", 1)  # a search in progress does not hold up a plain page
+        second = pool.submit(get, {"limit": "5"})
+        time.sleep(0.3)
+        assert inside.count("plain") == 1  # the second plain page waits for the first
+        release["plain"].set()
+        assert first.result(10) == 200 and second.result(10) == 200
+        assert inside.count("plain") == 2
+        release["search"].set()
+        assert search.result(10) == 200
