@@ -35,7 +35,7 @@ labelled data from the user:
 6. **Probability** — ``1 − (1 − p_literal)(1 − p_model)``: either kind of evidence can carry a
    page, neither has to. During a visit the model pushes only once it was fitted on
    ``warm_items`` items with ``warm_positives`` positives, and pushes at once only what the
-   user's own words carry (literal probability ≥ ``push_now``: a keyword in the headline); what
+   user's own words carry (literal probability ≥ ``push_now``: a keyword in the title); what
    the model alone carries waits for the end of the visit. ``c`` is at least ``c_min``: an
    estimate below it comes from a calibration on a handful of positives, and let one fit claim
    25 times the pages that print the keyword, most of them off-topic. A revisit
@@ -571,7 +571,7 @@ class Judge:
         if seen.excluded:
             prob = 0.0
         relevant = seen.kind == ITEM and prob >= self.threshold
-        # during a visit only what the user's own words carry (a keyword in the headline) is
+        # during a visit only what the user's own words carry (a keyword in the title) is
         # pushed at once; what the model alone carries waits for the end of the visit, when
         # it has read the whole site and this visit's feedback (a fit on the visit's first
         # pages, or the last visit's model, pushed as many wrong pages as right ones)
