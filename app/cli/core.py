@@ -24,6 +24,13 @@ def register(cli: typer.Typer) -> None:
 def serve(
     host: str = typer.Option(None, help="Bind host (default: TIMELYPUSH_HOST, 127.0.0.1)."),
     port: int = typer.Option(None, help="Bind port (default: TIMELYPUSH_PORT, 8000)."),
+    workers: int = typer.Option(
+        1,
+        min=1,
+        max=64,
+        help="Web processes on the one port (Celery setup only: without Redis the one "
+        "process also schedules the crawls).",
+    ),
 ) -> None:
     """Run the web app (without Redis, also the in-process scheduler).
 
@@ -34,6 +41,13 @@ def serve(
     from app.core.migrate import upgrade
 
     settings = get_settings()
+    if workers > 1 and settings.embedded:
+        typer.echo(
+            "error: --workers above 1 needs the Celery setup (TIMELYPUSH_REDIS_URL): without "
+            "Redis the web process also schedules the crawls, and there must be one of it.",
+            err=True,
+        )
+        raise typer.Exit(2)
     configure_logging(settings.log_level)
     upgrade()
     host = host or settings.host
@@ -44,7 +58,14 @@ def serve(
     # Ctrl-C is how one stops it: after uvicorn's graceful shutdown that is a normal exit
     # (status 0), so `make run` and scripts do not report an error
     with contextlib.suppress(KeyboardInterrupt):
-        uvicorn.run("app.main:create_app", factory=True, host=host, port=port, log_level="info")
+        uvicorn.run(
+            "app.main:create_app",
+            factory=True,
+            host=host,
+            port=port,
+            log_level="info",
+            workers=workers,
+        )
     typer.echo("Timely Push stopped.", err=True)
 
 

@@ -201,3 +201,27 @@ def test_make_run_stopped_with_ctrl_c_is_not_an_error(sqlite_url: str, tmp_path:
     assert "Timely Push stopped." in text
     assert "make: ***" not in text, text[-2000:]
     assert "Traceback" not in text
+
+
+def test_serve_runs_several_web_processes_only_in_the_celery_setup(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import uvicorn
+
+    import app.core.migrate
+    from app.core.config import get_settings
+
+    runs: list[dict[str, Any]] = []
+    monkeypatch.setattr(uvicorn, "run", lambda target, **kw: runs.append(kw))
+    monkeypatch.setattr(app.core.migrate, "upgrade", lambda *a, **kw: None)
+    runner = CliRunner()
+    # embedded (no Redis): the one web process also schedules the crawls
+    result = runner.invoke(cli, ["serve", "--workers", "2"])
+    assert result.exit_code == 2
+    assert "TIMELYPUSH_REDIS_URL" in result.output and runs == []
+    assert runner.invoke(cli, ["serve"]).exit_code == 0
+    assert runs[-1]["workers"] == 1
+    monkeypatch.setenv("TIMELYPUSH_REDIS_URL", "redis://127.0.0.1:6379/0")
+    get_settings.cache_clear()
+    assert runner.invoke(cli, ["serve", "--workers", "3"]).exit_code == 0
+    assert runs[-1]["workers"] == 3 and runs[-1]["factory"] is True
