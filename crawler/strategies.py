@@ -30,14 +30,14 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import Any, ClassVar, Protocol
+from typing import Any, ClassVar
 from urllib.parse import unquote, urlsplit
 
 from crawler import text as textmod
 from crawler.linkrank import LinkGraph, url_key
 from crawler.profile import TopicProfile
 from crawler.relevance import Relevance, cosine, kp_max, page_vector, topic_vector
+from crawler.strategybase import ScoredLink, Strategy, _Base, _unique_links, section_keys
 from crawler.types import Link, Page
 
 __all__ = [
@@ -55,79 +55,6 @@ __all__ = [
     "TopicPageRank",
     "make_strategy",
 ]
-
-
-@dataclass(frozen=True, slots=True)
-class ScoredLink:
-    """A child URL to queue: its priority and remaining Fish depth (None: not counted)."""
-
-    url: str
-    priority: float
-    depth: int | None = None
-    link: Link | None = None
-
-
-class Strategy(Protocol):
-    """A link-priority strategy: how seeds and a fetched page's links are scored."""
-
-    @property
-    def name(self) -> str: ...
-
-    relevance_method: str
-    """The page scorer this strategy pairs with (``kp``, ``fish`` or ``vsm``)."""
-    params: dict[str, Any]
-
-    def seed(self, url: str) -> ScoredLink: ...
-
-    def score_links(
-        self, page: Page, relevance: Relevance, depth: int | None
-    ) -> list[ScoredLink]: ...
-
-
-def _unique_links(page: Page) -> list[Link]:
-    seen: set[str] = set()
-    out: list[Link] = []
-    for link in page.links:
-        if link.url not in seen and link.url != page.url:
-            seen.add(link.url)
-            out.append(link)
-    return out
-
-
-class _Base:
-    name: ClassVar[str] = ""
-    defaults: ClassVar[dict[str, Any]] = {}
-    relevance_default: ClassVar[str] = "kp"
-
-    def __init__(self, profile: TopicProfile, params: dict[str, Any] | None = None) -> None:
-        self.profile = profile
-        self.params: dict[str, Any] = {**self.defaults, **(params or {})}
-        self.relevance_method: str = str(self.params.get("relevance", self.relevance_default))
-
-    def seed(self, url: str) -> ScoredLink:
-        return ScoredLink(url, 1.0, None)
-
-    def score_links(self, page: Page, relevance: Relevance, depth: int | None) -> list[ScoredLink]:
-        raise NotImplementedError
-
-    def page_sim(self, relevance: Relevance) -> float:
-        """The page's relevance on [0, 1]: kp sim divided by its maximum (other scorers
-        already are on [0, 1])."""
-        scale = kp_max(self.params) if self.relevance_method == "kp" else 1.0
-        return min(1.0, relevance.score / scale) if scale else 0.0
-
-    def link_relevance(self, link: Link) -> float:
-        """How much a link's own text is about the topic, in [0, 1] (extended metadata): the
-        weight of the heaviest profile term in its anchor text (1 for a user keyword, a learned
-        term's weight), or half that for a term only in the surrounding text. A portal's anchor
-        is usually the target's whole title, so presence counts, not density."""
-        anchor = self._best(textmod.tokenize(link.anchor))
-        if anchor >= 1.0 or not link.context:
-            return anchor
-        return max(anchor, 0.5 * self._best(textmod.tokenize(link.context)))
-
-    def _best(self, tokens: list[str]) -> float:
-        return max((self.profile.weight(t) for t in self.profile.match(tokens)), default=0.0)
 
 
 class BreadthFirst(_Base):
@@ -400,21 +327,6 @@ class Adaptive(_Base):
             )
             out.append(ScoredLink(link.url, round(value, 6), None, link))
         return out
-
-
-_DIRECTORY = re.compile(r"^[a-z][a-z0-9_-]*$")
-
-
-def section_keys(url: str) -> tuple[str, str]:
-    """``(host, host/section)`` of a URL: the section is the first path segment that names a
-    directory (letters first, no dot, not the last segment), else the host alone."""
-    parts = urlsplit(url)
-    host = (parts.hostname or "").removeprefix("www.")
-    segments = [s for s in parts.path.lower().split("/") if s]
-    for segment in segments[:-1]:
-        if _DIRECTORY.match(segment):
-            return host, f"{host}/{segment}"
-    return host, host
 
 
 _URL_SPLIT = re.compile(r"[/\-._?=&:#+%,;~]+")

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from crawler.profile import TopicProfile
 from crawler.relevance import Relevance
-from crawler.strategies import ScoredLink, _Base, _unique_links
+from crawler.strategybase import ScoredLink, _Base, _unique_links
 from crawler.types import Page
 from lab.truth import Truth
 
