@@ -36,7 +36,12 @@ anchors that say the model's learned words rise.
 
 **Fast start.** Before anything is judged, only what the user gave and the seed page shows
 count: a keyword or synonym in a navigation label or headline (A), an exclude word (A = 0,
-and the link is kept last), the URL's shape (K).
+and the link is kept last), the URL's shape (K). Until the judgment's model is warm, and while
+fewer than ``cold_share`` (30 %) of the items fetched print the user's words, an item counts at
+least ``cold`` (0.25) in P and S: without the model only the user's own words can raise a
+page's probability, and on a narrow topic given by one keyword most on-topic items never print
+it — counting them 0 drove the crawl out of the very section it had to learn from. Where the
+words are common (a coarse topic) an item without them is evidence, and counts as judged.
 
 **Warm start.** ``state()`` gives the section and pattern statistics learned on this visit
 (JSON-able); passed back as ``CrawlConfig.strategy_state`` they are where the next visit of
@@ -59,7 +64,7 @@ from crawler import text as textmod
 from crawler.pagekind import ITEM, url_item_prior
 from crawler.profile import TopicProfile
 from crawler.relevance import Relevance
-from crawler.strategies import ScoredLink, _Base, _unique_links, section_keys
+from crawler.strategybase import ScoredLink, _Base, _unique_links, section_keys
 from crawler.types import Link, Page
 
 if TYPE_CHECKING:
@@ -130,6 +135,8 @@ class Steering(_Base):
         "rescore_every": 50,
         "carry": 0.5,
         "fair": 0.3,
+        "cold": 0.25,
+        "cold_share": 0.3,
     }
 
     def __init__(self, profile: TopicProfile, params: dict[str, Any] | None = None) -> None:
@@ -145,6 +152,8 @@ class Steering(_Base):
         self.kids: dict[str, list[float]] = {}
         """Fetched page → [summed probability, count] of the items it linked to, fetched."""
         self._since_rescore = 0
+        self._cold = [0, 0]
+        """Items judged before the model was warm: [those the user's words carry, all]."""
         self._model_mark: object = None
         self._host_rates: dict[str, float] = {}
         """Host → its items' Laplace-smoothed mean probability (hosts with items only)."""
@@ -270,7 +279,16 @@ class Steering(_Base):
 
     def _probability(self, page: Page, relevance: Relevance) -> float:
         if relevance.probability is not None:
-            return relevance.probability
+            p = relevance.probability
+            if self.judge is not None and not self.judge.warm and page.kind == ITEM:
+                # before the model has learned anything only the user's words can raise an
+                # item's probability; while few items print them (a narrow topic: most of its
+                # pages never do) an item without them is unknown, not off-topic
+                self._cold[0] += p >= 0.5
+                self._cold[1] += 1
+                if self._cold[0] < float(self.params["cold_share"]) * self._cold[1]:
+                    return max(p, float(self.params["cold"]))
+            return p
         return self.page_sim(relevance)
 
     def observe(self, page: Page, probability: float, opened: bool) -> None:

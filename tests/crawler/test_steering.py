@@ -192,3 +192,26 @@ def test_loading_a_state_replaces_the_host_rates_it_derives() -> None:
     fresh.load(other.state(), carry=1.0)
     assert set(fresh._host_rates) == {"u.test"}
     assert fresh._host_sum == fresh._host_rates["u.test"]
+
+
+def test_before_the_model_is_warm_an_item_without_the_keyword_is_unknown_not_off_topic() -> None:
+    from crawler.judgment import Judge
+    from crawler.relevance import Relevance
+    from crawler.steering import Steering
+
+    def section_rate(judge: Judge, params: dict[str, float] | None = None) -> float:
+        steer = Steering(TopicProfile.from_keywords([TOPIC]), params)
+        steer.judge = judge
+        for i in range(10):  # ten items the user's word is not in: probability 0 so far
+            item = replace(page(f"/a/{i}.html", "中超第十轮"), kind="item")
+            steer.score_links(item, Relevance(0.0, 0.5, False, probability=0.0), 1)
+        return steer._rate(steer._keys(url("/a/11.html")))
+
+    cold = Judge(TopicProfile.from_keywords([TOPIC]))
+    assert not cold.warm
+    assert section_rate(cold) >= 0.25  # the section is still worth learning from
+    assert section_rate(cold, {"cold": 0.0}) < 0.1  # as it was: abandoned at once
+    # once the model is warm its zeros are evidence again
+    warm = Judge(TopicProfile.from_keywords([TOPIC]), state={"version": 2, "weights": {"x": 1}})
+    assert warm.warm
+    assert section_rate(warm) < 0.1
