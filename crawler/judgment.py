@@ -28,10 +28,11 @@ labelled data from the user:
 5. **Self-training** — the literal positives are few and narrow (the pages that print the
    word). Once the visit has ``warm_items`` items, and again at its end, the unlabelled items the
    fit judges relevant (probability ≥ ``expand_at``) join the positives, weighted by that
-   probability, and the model is fitted again: ``expand_visit`` rounds during the visit (only
-   while the literal positives are under ``expand_share`` of the items: on a coarse topic they
-   already cover it, and what self-training adds would steer the crawl astray), ``expand`` at
-   its end. A page with the user's verdict keeps it and is never added.
+   probability, and the model is fitted again: ``expand_visit`` rounds during the visit,
+   ``expand`` at its end — only while the literal positives are under ``expand_share`` of the
+   items: on a coarse topic they already cover it, and what self-training adds is mostly the
+   off-topic pages next to it (during the visit it also steered the crawl astray). A page with
+   the user's verdict keeps it and is never added.
 6. **Probability** — ``1 − (1 − p_literal)(1 − p_model)``: either kind of evidence can carry a
    page, neither has to. During a visit the model pushes only once it was fitted on
    ``warm_items`` items with ``warm_positives`` positives, and pushes at once only what the
@@ -669,13 +670,14 @@ class Judge:
             if verdict is not None:
                 judged.add(i)
             base.append(float(s.positive if verdict is None else verdict))
+        # none when the pages that print the keywords are already a large share of the items
+        # (a coarse topic): there they cover the topic, and what self-training adds is mostly
+        # the off-topic pages next to it (during the visit it also led the crawl astray)
+        narrow = sum(base) < p["expand_share"] * len(items)
         if self._final:
-            rounds = int(p["expand"])
+            rounds = int(p["expand"]) if narrow else 0
         else:
-            # during the visit: fewer rounds (cheaper), and none when the pages that print the
-            # keywords are already a large share of the items (a coarse topic): there they
-            # cover the topic, and what self-training would add leads the crawl astray
-            narrow = sum(base) < p["expand_share"] * len(items)
+            # during the visit: fewer rounds (cheaper), once the visit has enough items
             warm = len(items) >= p["warm_items"]
             rounds = int(min(p["expand"], p["expand_visit"])) if warm and narrow else 0
         expanded: dict[int, float] = {}
