@@ -177,9 +177,10 @@ class LabServer:
             self.stats[503] += 1
             return self._simple(503, "injected error\n", keep, head)
         path = unquote(path)
-        resource = pages.get(f"{path}?{query}") if query else None
+        name = f"{path}?{query}" if query else path
+        resource = pages.get(name) if query else None
         if resource is None:
-            resource = pages.get(path)
+            name, resource = path, pages.get(path)
         if resource is None or "/../" in path:
             self.stats[404] += 1
             return self._simple(404, "not found\n", keep, head)
@@ -189,7 +190,8 @@ class LabServer:
                 304, resource.content_type.encode(), b"", keep, etag=resource.etag, head=True
             )
         self.stats[200] += 1
-        key = (host, path) if keep and not head else None
+        # by the file served: ``/article.php?id=7`` and ``?id=8`` are different pages
+        key = (host, name) if keep and not head else None
         if key is not None and key in self._cache:
             return self._cache[key]
         data = self._frame(

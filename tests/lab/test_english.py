@@ -161,7 +161,7 @@ def test_same_seed_same_english_web(shared_data: Path, tmp_path: Path) -> None:
 
 async def test_english_pages_are_served_including_query_urls(en_web: Path) -> None:
     records = {str(r["url"]): r for r in truth(en_web)}
-    by_id = next(u for u, r in records.items() if "?id=" in u and r["kind"] == "article")
+    by_id, other_id = [u for u, r in records.items() if "?id=" in u and r["kind"] == "article"][:2]
     listing = next(u for u, r in records.items() if "page=1&section=sport" in u)
     host, rel = url_to_file(by_id)
     stored = (en_web / "sites" / host / rel).read_bytes()
@@ -171,6 +171,7 @@ async def test_english_pages_are_served_including_query_urls(en_web: Path) -> No
     ):
         home = await client.get("http://www.lab-herald.test/")
         story = await client.get(by_id)
+        other = await client.get(other_id)  # same path, another query: another page
         unknown = await client.get(by_id.replace("?id=", "?id=0"))
         page2 = await client.get(listing)
         section = await client.get(listing.replace("page=1&", ""))
@@ -179,6 +180,8 @@ async def test_english_pages_are_served_including_query_urls(en_web: Path) -> No
     assert home.status_code == story.status_code == page2.status_code == 200
     assert "The Daily Herald" in home.text
     assert story.content == origin.content == stored and b'class="headline"' in stored
+    other_host, other_rel = url_to_file(other_id)
+    assert other.content == (en_web / "sites" / other_host / other_rel).read_bytes() != stored
     assert unknown.status_code == 404
     assert "page 1" in page2.text and section.status_code == 200 and "Sport news" in section.text
 
