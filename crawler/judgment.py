@@ -181,20 +181,33 @@ class PageTokens:
     suffix: list[str] = field(default_factory=list)
 
 
+def _segment(
+    title: str, text: str, *, meta: str = "", description: str = "", anchor: str = ""
+) -> PageTokens:
+    """Segment a page's parts; the title also as its headline and the suffix after it."""
+    head, rest = headline(title)
+    return PageTokens(
+        textmod.tokenize(title),
+        textmod.tokenize(meta),
+        textmod.tokenize(description),
+        textmod.tokenize(text),
+        textmod.tokenize(anchor),
+        textmod.tokenize(head) if rest else None,
+        textmod.tokenize(rest),
+    )
+
+
 def page_tokens(page: Page, *, body_chars: int = 8000, anchor: str = "") -> PageTokens:
     """Segment a page's title, meta keywords, description and main text (cached on the page)."""
     cached = page.tokens
     if isinstance(cached, PageTokens):
         return cached
-    head, rest = headline(page.title)
-    tokens = PageTokens(
-        textmod.tokenize(page.title),
-        textmod.tokenize(page.meta_keywords),
-        textmod.tokenize(page.description),
-        textmod.tokenize(page.text[:body_chars]),
-        textmod.tokenize(anchor),
-        textmod.tokenize(head) if rest else None,
-        textmod.tokenize(rest),
+    tokens = _segment(
+        page.title,
+        page.text[:body_chars],
+        meta=page.meta_keywords,
+        description=page.description,
+        anchor=anchor,
     )
     page.tokens = tokens
     return tokens
@@ -451,18 +464,9 @@ class Judge:
         return {t: v / norm for t, v in feats.items()} if norm else {}
 
     def _example(self, ex: Example) -> tuple[dict[str, float], bool]:
-        # the same parts as a fetched page's: the headline weighs as a title, the section and
-        # site names in the title's suffix as body words
-        head, rest = headline(ex.title)
-        tokens = PageTokens(
-            textmod.tokenize(ex.title),
-            [],
-            [],
-            textmod.tokenize(ex.text),
-            headline=textmod.tokenize(head) if rest else None,
-            suffix=textmod.tokenize(rest),
-        )
-        return self._features(tokens), ex.label
+        # segmented as a fetched page is: the headline weighs as a title, the section and site
+        # names in the title's suffix as body words
+        return self._features(_segment(ex.title, ex.text)), ex.label
 
     # -- literal evidence -----------------------------------------------------------------
     def _literal(self, tokens: PageTokens) -> tuple[float, bool, dict[str, Counter[str]]]:
