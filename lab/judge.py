@@ -596,8 +596,12 @@ def is_football_en(text: str) -> bool:
     BBC sports (rugby, cricket, tennis, athletics): a Chelsea match report never says
     "football" and still counts; a rugby story that compares itself with football does not.
     """
-    football = len(_FOOTBALL_EN_RE.findall(text))
-    return football > 0 and football > len(_OTHER_SPORT_EN_RE.findall(text))
+    return _more_football(text, _FOOTBALL_EN_RE, _OTHER_SPORT_EN_RE)
+
+
+def _more_football(text: str, football: re.Pattern[str], other: re.Pattern[str]) -> bool:
+    """More football terms in ``text`` than words of the other sports (so at least one)."""
+    return len(football.findall(text)) > len(other.findall(text))
 
 
 def is_football(doc: Doc) -> bool:
@@ -608,8 +612,7 @@ def is_football(doc: Doc) -> bool:
     if doc.lang == "en":
         return is_football_en(f"{doc.title}. {doc.body}")
     text = " ".join((doc.title, " ".join(doc.keywords), doc.body[:2000]))
-    football = len(_FOOTBALL_RE.findall(text))
-    return football > 0 and football > len(_OTHER_SPORT_RE.findall(text))
+    return _more_football(text, _FOOTBALL_RE, _OTHER_SPORT_RE)
 
 
 TOPICS: dict[str, tuple[str, bool]] = {

@@ -177,7 +177,7 @@ class LabServer:
             self.stats[503] += 1
             return self._simple(503, "injected error\n", keep, head)
         path = unquote(path)
-        name = f"{path}?{query}" if query else path
+        name = f"{path}?{query}"
         resource = pages.get(name) if query else None
         if resource is None:
             name, resource = path, pages.get(path)
