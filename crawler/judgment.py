@@ -113,6 +113,7 @@ JUDGE_DEFAULTS: dict[str, float] = {
     "expand_visit": 1,
     "prior_hold": 1.0,
     "expand_share": 0.3,
+    "background": 1.0,
 }
 """Judgment parameters (any can be overridden per concern through ``params``)."""
 
@@ -459,6 +460,11 @@ class Judge:
                 counts[t] = counts.get(t, 0.0) + w
         for t, n in Counter(_stem_all(tokens.body)).items():
             counts[t] = counts.get(t, 0.0) + p["w_body"] * (1.0 + math.log(n))
+        if p["background"]:
+            # a word common in any text (中国, 进入, 第一) says little about the topic, however
+            # often the few positives print it: weighed by its rarity in general use
+            weight = textmod.background_weight
+            counts = {t: v * weight(t) for t, v in counts.items()}
         feats = {t: v for t, v in counts.items() if not self._masked(t)}
         norm = math.sqrt(sum(v * v for v in feats.values()))
         return {t: v / norm for t, v in feats.items()} if norm else {}
@@ -727,9 +733,15 @@ class Judge:
         ]
         if p["area"]:
             # contrast the positives with their neighbours, not with the whole site
-            self.affinity = self.areas.affinity(
-                (s.url for s in items), {s.url for s, y in zip(items, labels, strict=True) if y}
-            )
+            # the area is where the pages that print the user's words (or that the user marked
+            # relevant) are, not where self-training's additions are: those would drag it along
+            # with any drift of the model
+            anchors = {
+                s.url
+                for i, (s, y) in enumerate(zip(items, labels, strict=True))
+                if y and i not in expanded
+            }
+            self.affinity = self.areas.affinity((s.url for s in items), anchors)
             floor = p["area_floor"]
             weights = [
                 w if y else max(floor, self.affinity(s.url, s.section))

@@ -471,3 +471,40 @@ def test_a_verdict_reads_its_title_like_a_fetched_page() -> None:
     assert example == fetched
     # the site and section names weigh as body words, below the headline's
     assert example["体育"] < example["国安"]
+
+
+def china_visit(rng: random.Random) -> list[Page]:
+    """Every page that says 足球 also says 中国, and so do a third of the other topics' pages."""
+    pages = []
+    for i in range(300):
+        if i % 3 == 0:
+            say = "足球" if (i // 3) % 6 == 0 else ""
+            page = article(i, FOOTBALL, rng, say=say)
+            if say:
+                page.title = "中国" + page.title
+        else:
+            page = article(i, OTHER[i % len(OTHER)], rng)
+            if i % 3 == 1:
+                page.title = "中国" + page.title
+        pages.append(page)
+    return pages
+
+
+def test_a_word_common_in_any_text_does_not_carry_the_topic() -> None:
+    pages = china_visit(random.Random(7))
+    plain = Judge(profile(), params={"background": 0})
+    weighed = Judge(profile())
+    for judge in (plain, weighed):
+        pushed_in(judge, pages)
+    # unweighed, the word every 足球 page shares is what the model learns first …
+    assert plain.learned_terms(1)[0][0] == "中国"
+    # … weighed by its rarity in general Chinese, the topic's own words come first
+    top = weighed.learned_terms(5)
+    assert top[0][0] in FOOTBALL
+    assert dict(top).get("中国", 0.0) < top[0][1] / 2
+    url = "http://news.example.cn/2024/0603/a000999.html"
+    stocks = Page(url, url, 200, title="中国股市，基金，利率", text=FILLER, kind="item")
+    assert (
+        weighed.judge(stocks, observe=False).probability
+        < plain.judge(stocks, observe=False).probability
+    )

@@ -152,3 +152,9 @@ def test_idf_cache_gives_the_table_and_refuses_a_planted_file(tmp_path: Path) ->
     # a damaged file of ours is parsed again
     cache.write_bytes(b"\x00broken")
     assert text._cached_idf(source, tmp_path) == parsed
+
+
+def test_a_word_common_in_general_chinese_weighs_less_than_a_topic_word() -> None:
+    assert text.background_weight("中国") < text.background_weight("联赛") < 1.0
+    assert text.background_weight("恒大中超") == 1.0  # not in the table: a new name
+    assert text.background_weight("football") == 1.0  # outside the Chinese table
