@@ -733,15 +733,9 @@ class Judge:
         ]
         if p["area"]:
             # contrast the positives with their neighbours, not with the whole site
-            # the area is where the pages that print the user's words (or that the user marked
-            # relevant) are, not where self-training's additions are: those would drag it along
-            # with any drift of the model
-            anchors = {
-                s.url
-                for i, (s, y) in enumerate(zip(items, labels, strict=True))
-                if y and i not in expanded
-            }
-            self.affinity = self.areas.affinity((s.url for s in items), anchors)
+            self.affinity = self.areas.affinity(
+                (s.url for s in items), {s.url for s, y in zip(items, labels, strict=True) if y}
+            )
             floor = p["area_floor"]
             weights = [
                 w if y else max(floor, self.affinity(s.url, s.section))
