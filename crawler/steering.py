@@ -22,7 +22,11 @@ A link's priority is the expected on-topic item harvest of fetching it::
   - **S** is the mean judged probability of the items fetched from the link's site section
     and URL pattern, shrunk step by step: the mean over the hosts explored so far (one vote
     per host) → the host → the section (first directory of the path) → the pattern, each by
-    ``prior`` pseudo-items.
+    ``prior`` pseudo-items; plus ``explore`` / √(1 + the pages fetched from the link's host),
+    a bonus for the hosts the crawl has barely tried. Before the model is warm every item
+    counts the same (below), and without it the crawl stayed on whichever host it started
+    on: in two of four crawls of the English lab web, fetches 100–400 went almost all to the
+    seed's mixed-category host, and the sport host found by fetch 70 got 3–8 of them.
 * **E_hub** — a hub is worth what it opens: ``hub · max(A, (S + P) / 2) · Y``, where **Y** is
   the share of fetched hubs that revealed new item links, under the link's URL pattern and
   its section (a calendar, a pagination trap or the "about" pages reveal only more of
@@ -55,6 +59,7 @@ normalised seed score and A the profile's heaviest term in the link's text.
 from __future__ import annotations
 
 import functools
+import math
 import re
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -137,6 +142,7 @@ class Steering(_Base):
         "fair": 0.3,
         "cold": 0.25,
         "cold_share": 0.3,
+        "explore": 0.05,
     }
 
     def __init__(self, profile: TopicProfile, params: dict[str, Any] | None = None) -> None:
@@ -208,7 +214,12 @@ class Steering(_Base):
             stat = self.stats.get(key)
             if stat is not None and stat.items:
                 rate = (stat.p_sum + m * rate) / (stat.items + m)
-        return rate
+        # a little optimism for a host the crawl has barely tried: while nothing tells the
+        # hosts apart (before the model is warm every item counts the same), the crawl would
+        # otherwise stay wherever it happened to start
+        host = self.stats.get(keys[0])
+        tried = host.fetched if host is not None else 0.0
+        return rate + float(self.params["explore"]) / math.sqrt(1.0 + tried)
 
     def _item_odds(self, url: str, pattern: str) -> float:
         """K: the share of items among pages fetched under the pattern, shrunk to the URL's

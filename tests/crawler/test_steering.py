@@ -215,3 +215,32 @@ def test_before_the_model_is_warm_an_item_without_the_keyword_is_unknown_not_off
     warm = Judge(TopicProfile.from_keywords([TOPIC]), state={"version": 2, "weights": {"x": 1}})
     assert warm.warm
     assert section_rate(warm) < 0.1
+
+
+def test_a_host_barely_tried_is_worth_more_than_one_tried_as_much_with_the_same_yield() -> None:
+    from crawler.judgment import Judge
+    from crawler.relevance import Relevance
+    from crawler.steering import Steering
+
+    def rates(params: dict[str, float] | None = None) -> tuple[float, float]:
+        # before the model is warm every item counts the same: 40 fetched on the seed's host,
+        # 4 on another host, nothing tells them apart but how much each was tried
+        steer = Steering(TopicProfile.from_keywords([TOPIC]), params)
+        steer.judge = Judge(TopicProfile.from_keywords([TOPIC]))
+        for host, n in (("http://seed.test", 40), ("http://other.test", 4)):
+            for i in range(n):
+                item = Page(
+                    f"{host}/a/{i}.html", f"{host}/a/{i}.html", 200, title="赛事", kind="item"
+                )
+                steer.score_links(item, Relevance(0.0, 0.5, False, probability=0.0), 1)
+        return (
+            steer._rate(steer._keys("http://seed.test/a/99.html")),
+            steer._rate(steer._keys("http://other.test/a/99.html")),
+        )
+
+    seed, other = rates()
+    bare_seed, bare_other = rates({"explore": 0.0})
+    # the other host's own few items already weigh less against the mean of the hosts; the
+    # bonus adds its own share: 0.05 / √5 against 0.05 / √41
+    assert other - seed > (bare_other - bare_seed) + 0.01
+    assert other > seed
