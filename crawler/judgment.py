@@ -460,12 +460,14 @@ class Judge:
                 counts[t] = counts.get(t, 0.0) + w
         for t, n in Counter(_stem_all(tokens.body)).items():
             counts[t] = counts.get(t, 0.0) + p["w_body"] * (1.0 + math.log(n))
+        masked = self._masked
         if p["background"]:
             # a word common in any text (中国, 进入, 第一) says little about the topic, however
             # often the few positives print it: weighed by its rarity in general use
             weight = textmod.background_weight
-            counts = {t: v * weight(t) for t, v in counts.items()}
-        feats = {t: v for t, v in counts.items() if not self._masked(t)}
+            feats = {t: v * weight(t) for t, v in counts.items() if not masked(t)}
+        else:
+            feats = {t: v for t, v in counts.items() if not masked(t)}
         norm = math.sqrt(sum(v * v for v in feats.values()))
         return {t: v / norm for t, v in feats.items()} if norm else {}
 
