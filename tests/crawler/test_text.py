@@ -158,3 +158,31 @@ def test_a_word_common_in_general_chinese_weighs_less_than_a_topic_word() -> Non
     assert text.background_weight("中国") < text.background_weight("联赛") < 1.0
     assert text.background_weight("恒大中超") == 1.0  # not in the table: a new name
     assert text.background_weight("football") == 1.0  # outside the Chinese table
+
+
+_ENGLISH = """
+import json
+import jieba
+from crawler import text
+sentence = "Manchester United's 3-1 win: the footballer scored twice in 2005 at Old Trafford"
+runs = []
+for words in ([], ["football"], ["man", "3g"]):
+    text.add_words(words)
+    runs.append([text.tokenize(sentence), jieba.lcut(text.normalize(sentence))])
+print(json.dumps(runs))
+"""
+
+
+def test_english_words_segment_exactly_as_jieba_with_and_without_added_words() -> None:
+    """English words and numbers skip jieba (it keeps them whole) unless an added word of
+    letters and digits lies inside one: then jieba splits it, and so must the tokens."""
+    done = subprocess.run(
+        [sys.executable, "-c", _ENGLISH], capture_output=True, text=True, check=True
+    )
+    word = re.compile(r"\w")
+    runs = json.loads(done.stdout)
+    for tokens, jieba_tokens in runs:
+        assert tokens == [t for t in jieba_tokens if word.search(t) and not t.isspace()]
+    assert "manchester" in runs[0][0] and "footballer" in runs[0][0]
+    assert "football" in runs[1][0]  # jieba splits "footballer" once "football" is a word
+    assert "man" in runs[2][0] and "manchester" not in runs[2][0]
