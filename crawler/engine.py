@@ -344,7 +344,10 @@ class _Crawl:
         if page is None:
             return _failure(entry, result)
         rel = score_page(page, self.profile, method=self.scorer, params=self.score_params)
-        if self.config.learn:
+        if self.config.learn and not (self.steer and self.judge is not None):
+            # the seed scorers and the strategies that rank links by the profile's terms learn
+            # them here; where the judgment both decides and steers, its own model is what
+            # is learned (the profile's terms would feed neither)
             self.profile.learn(page, rel)
         matched, explanation, probability = rel.matched, rel.explanation, 0.0
         if self.judge is not None:

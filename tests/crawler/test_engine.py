@@ -208,3 +208,28 @@ async def test_crawl_a_real_server_on_loopback(
     if concurrency == 1:
         # the on-topic link (anchor 足球比赛) before the off-topic ones
         assert [e.url.removeprefix(server) for e in events][:2] == ["/", "/a"]
+
+
+def _learning_site() -> dict:
+    """A home page linking 12 football stories that share 恒大 and 12 weather stories."""
+    stories = [(f"/f{i}", f"足球：恒大第{i}轮") for i in range(12)]
+    stories += [(f"/w{i}", f"天气：第{i}场降雨") for i in range(12)]
+    pages = [page("/", "首页", stories)]
+    pages += [page(p, title, text=f"{title}。恒大主场，球迷到场。" * 3) for p, title in stories[:12]]
+    pages += [page(p, title, text=f"{title}。气温下降，注意保暖。" * 3) for p, title in stories[12:]]
+    return site(*pages)
+
+
+async def test_the_profile_learns_terms_only_where_its_terms_are_used() -> None:
+    from crawler.profile import TopicProfile
+
+    learned = {}
+    for strategy, scorer in (("adaptive", "model"), ("bfs", "model"), ("adaptive", "kp")):
+        profile = TopicProfile.from_keywords("足球")
+        await run(_learning_site(), profile, strategy, learn=True, scorer=scorer)
+        learned[strategy, scorer] = profile.learned
+    # where the judgment decides and steers, the profile's terms would feed neither
+    assert learned["adaptive", "model"] == {}
+    # a strategy that ranks links by the profile's terms, and a seed scorer, learn them
+    assert "恒大" in learned["bfs", "model"]
+    assert "恒大" in learned["adaptive", "kp"]
