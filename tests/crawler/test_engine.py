@@ -215,8 +215,9 @@ def _learning_site() -> dict:
     stories = [(f"/f{i}", f"足球：恒大第{i}轮") for i in range(12)]
     stories += [(f"/w{i}", f"天气：第{i}场降雨") for i in range(12)]
     pages = [page("/", "首页", stories)]
-    pages += [page(p, title, text=f"{title}。恒大主场，球迷到场。" * 3) for p, title in stories[:12]]
-    pages += [page(p, title, text=f"{title}。气温下降，注意保暖。" * 3) for p, title in stories[12:]]
+    for i, (path, title) in enumerate(stories):
+        body = "恒大主场，球迷到场。" if i < 12 else "气温下降，注意保暖。"
+        pages.append(page(path, title, text=f"{title}。{body}" * 3))
     return site(*pages)
 
 
