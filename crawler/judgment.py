@@ -120,6 +120,9 @@ JUDGE_DEFAULTS: dict[str, float] = {
 SENSITIVITY: dict[str, float] = {"precise": 0.8, "balanced": 0.65, "broad": 0.4}
 """精确 ↔ 宽泛: the push threshold each sensitivity setting stands for."""
 
+_MEMO_MAX = 200_000
+"""Words whose feature weight a judge remembers (then it starts again)."""
+
 STATE_VERSION = 2
 """2: adds ``sections`` (title section → closeness to the topic); 1 still loads."""
 
@@ -405,6 +408,7 @@ class Judge:
         self._stems = {_stem_phrase(t): t for t in reversed(profile.user_terms)}
         self._user_index = _Index(dict.fromkeys(self._stems, 1.0))
         self._exclude = [textmod.normalize(t) for t in profile.exclude]
+        self._term_weights: dict[str, float] = {}
         self.prior: _Model | None = None
         self.c = 1.0
         self.history_items = 0
@@ -446,6 +450,11 @@ class Judge:
             return True
         return any(u and (u in term or term in u) for u in self._user)
 
+    def _term_weight(self, term: str) -> float:
+        if self._masked(term):
+            return 0.0
+        return textmod.background_weight(term) if self.params["background"] else 1.0
+
     def _features(self, tokens: PageTokens) -> dict[str, float]:
         p = self.params
         counts: dict[str, float] = {}
@@ -460,14 +469,20 @@ class Judge:
                 counts[t] = counts.get(t, 0.0) + w
         for t, n in Counter(_stem_all(tokens.body)).items():
             counts[t] = counts.get(t, 0.0) + p["w_body"] * (1.0 + math.log(n))
-        masked = self._masked
-        if p["background"]:
-            # a word common in any text (中国, 进入, 第一) says little about the topic, however
-            # often the few positives print it: weighed by its rarity in general use
-            weight = textmod.background_weight
-            feats = {t: v * weight(t) for t, v in counts.items() if not masked(t)}
-        else:
-            feats = {t: v for t, v in counts.items() if not masked(t)}
+        # each word's weight, remembered: 0 for a masked word; else, when ``background``, its
+        # rarity in general use (a word common in any text — 中国, 进入, 第一 — says little about
+        # the topic, however often the few positives print it), else 1
+        memo = self._term_weights
+        feats: dict[str, float] = {}
+        for t, v in counts.items():
+            w = memo.get(t)
+            if w is None:
+                w = self._term_weight(t)
+                if len(memo) >= _MEMO_MAX:
+                    memo.clear()
+                memo[t] = w
+            if w:
+                feats[t] = v * w
         norm = math.sqrt(sum(v * v for v in feats.values()))
         return {t: v / norm for t, v in feats.items()} if norm else {}
 
