@@ -475,14 +475,14 @@ class Judge:
         memo = self._term_weights
         feats: dict[str, float] = {}
         for t, v in counts.items():
-            w = memo.get(t)
-            if w is None:
-                w = self._term_weight(t)
+            weight = memo.get(t)
+            if weight is None:
+                weight = self._term_weight(t)
                 if len(memo) >= _MEMO_MAX:
                     memo.clear()
-                memo[t] = w
-            if w:
-                feats[t] = v * w
+                memo[t] = weight
+            if weight:
+                feats[t] = v * weight
         norm = math.sqrt(sum(v * v for v in feats.values()))
         return {t: v / norm for t, v in feats.items()} if norm else {}
 
