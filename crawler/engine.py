@@ -72,7 +72,9 @@ class CrawlConfig:
     fetch: FetchConfig = field(default_factory=_fetch_config)
     checkpoint_every: int = 100
     learn: bool = True
-    """Learn topic terms from strongly matching pages (see ``crawler.profile``)."""
+    """Learn topic terms from strongly matching pages (see ``crawler.profile``), where they are
+    read: the seed scorers and the strategies that rank links by the profile. Where the judgment
+    decides and steers (the default) it learns its own model and the profile learns nothing."""
     follow_nofollow: bool = False
     scorer: str = "model"
     """The push decision (``matched``): ``model`` — the learned judgment

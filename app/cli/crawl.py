@@ -77,7 +77,10 @@ def crawl_cmd(
         False, "--allow-private", help="Allow private and loopback addresses."
     ),
     learn: bool = typer.Option(
-        True, "--learn/--no-learn", help="Learn topic terms while crawling."
+        True,
+        "--learn/--no-learn",
+        help="Learn the topic profile's terms while crawling (for the seed scorers and the "
+        "strategies that rank links by them; the default model learns its own words).",
     ),
     scorer: str = typer.Option(
         "model", "--scorer", help="Push decision: model (learned, default), kp, fish or vsm."
