@@ -90,7 +90,7 @@ JUDGE_DEFAULTS: dict[str, float] = {
     "w_body": 1.0,
     "w_anchor": 2.0,
     "l2": 0.0001,
-    "epochs": 200,
+    "epochs": 100,
     "feedback_weight": 5.0,
     "max_examples": 4000,
     "max_weights": 5000,
