@@ -164,7 +164,10 @@ _ENGLISH = """
 import json
 import jieba
 from crawler import text
-sentence = "Manchester United's 3-1 win: the footballer scored twice in 2005 at Old Trafford"
+sentence = (
+    "Manchester United's 3-1 win: the footballer scored twice in 2005 at Old Trafford; "
+    "U.S. shares rose 4.5% and C++ coders at AT&T cheered_loudly"
+)
 runs = []
 for words in ([], ["football"], ["man", "3g"]):
     text.add_words(words)
@@ -174,8 +177,9 @@ print(json.dumps(runs))
 
 
 def test_english_words_segment_exactly_as_jieba_with_and_without_added_words() -> None:
-    """English words and numbers skip jieba (it keeps them whole) unless an added word of
-    letters and digits lies inside one: then jieba splits it, and so must the tokens."""
+    """ASCII runs (words, numbers, "3-1", "u.s.", "4.5%") skip jieba unless a dictionary word
+    lies inside one (its own "c++", or an added word): then jieba's cut is taken, and either way
+    the tokens are exactly jieba's."""
     done = subprocess.run(
         [sys.executable, "-c", _ENGLISH], capture_output=True, text=True, check=True
     )
