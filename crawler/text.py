@@ -75,8 +75,6 @@ _ascii_words: list[str] = []
 """The dictionary's ASCII words of two characters or more (jieba's own has a handful, such as
 ``c++``; the user's and learned English terms are added): the only words that can make jieba
 cut a run of ASCII letters, digits and ``+#&._%-`` other than by its plain rule."""
-_ASCII_BLOCK = re.compile(r"[a-zA-Z0-9+#&._%\-]+")
-"""A block jieba segments that is all ASCII (its ``re_han_default`` without the CJK range)."""
 
 
 def _load() -> Any:
@@ -198,7 +196,7 @@ def _cut(block: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
             epoch = _epoch
             if (
                 block.isascii()
-                and _ASCII_BLOCK.fullmatch(block)
+                and _jieba.re_han_default.fullmatch(block)  # a run jieba segments, not a gap
                 and not any(w in block for w in _ascii_words)
             ):
                 # English words, numbers, "3-1", "u.s.": with no dictionary word inside, jieba's
