@@ -15,7 +15,7 @@ from app.api.routes import auth, channels, concerns, matches, me
 from app.api.text import SoundText
 
 router = APIRouter(prefix="/api/v1")
-for _module in (auth, me, channels, concerns, matches):
+for _module in (matches, auth, me, channels, concerns):
     router.include_router(_module.router)
 
 
