@@ -205,6 +205,14 @@ _PUBLIC_COLUMNS = [
         "matched_keywords", "explanation", "read_at", "created_at", "probability", "feedback",
     )
 ]  # fmt: skip
+# the owner's language for the why-lines, read by the page's own statement (PostgreSQL
+# evaluates it once per statement) instead of by a second round trip per page
+_OWNER_LANGUAGE = (
+    sa_select(User.__table__.c.language)  # type: ignore[attr-defined]
+    .where(User.__table__.c.id == bindparam("uid"))  # type: ignore[attr-defined]
+    .scalar_subquery()
+    .label("owner_language")
+)
 
 
 @lru_cache(maxsize=256)
@@ -244,7 +252,7 @@ def _feed_statement(
             < tuple_(bindparam("cur_at", type_=UTCDateTime()), bindparam("cur_id", type_=Integer()))
         )
     return (
-        sa_select(*_PUBLIC_COLUMNS)
+        sa_select(*_PUBLIC_COLUMNS, _OWNER_LANGUAGE)
         .where(and_(*conditions))
         .order_by(*_FEED_ORDER)
         .limit(bindparam("lim", type_=Integer()))
@@ -257,23 +265,22 @@ def list_match_rows(
     *,
     cursor: str | None = None,
     limit: int = 50,
-    lang: str | None = None,
     **filters: Unpack[FeedFilters],
 ) -> tuple[list[dict[str, Any]], str | None]:
     """``list_matches`` of the user ``user_id`` as plain dicts with the fields (and order) of
-    ``MatchPublic``, read as rows (no ORM objects): the API's hot path. ``lang``: the
-    why-line's language (the user's)."""
+    ``MatchPublic``, read as rows (no ORM objects), the why-lines in the user's language: the
+    API's hot path, one statement per page."""
     limit = max(1, min(limit, MAX_LIMIT))
     q, unread = filters.get("q"), filters.get("unread")
     if _clean_text(filters.get("site")) or (q and (_clean_text(q) or "").strip()):
         conditions = _feed_conditions(session, user_id, cursor, **filters)
         stmt = (
-            sa_select(*_PUBLIC_COLUMNS)
+            sa_select(*_PUBLIC_COLUMNS, _OWNER_LANGUAGE)
             .where(and_(*conditions))
             .order_by(*_FEED_ORDER)
             .limit(limit + 1)
         )
-        rows = session.connection().execute(stmt).all()
+        rows = session.connection().execute(stmt, {"uid": user_id}).all()
     else:  # the usual filters: one prepared statement per combination, values bound
         keyword = _clean_text(filters.get("keyword"))
         params: dict[str, Any] = {
@@ -296,42 +303,37 @@ def list_match_rows(
         if keyword and session.get_bind().dialect.name == "postgresql":
             params["kw"] = [params["kw"]]
         rows = session.connection().execute(stmt, params).all()
-    why_lang = language(lang)
+    why_lang = language(rows[0].owner_language if rows else None)
+    # rows unpacked by position (the order of _PUBLIC_COLUMNS, then the owner's language):
+    # ten times cheaper than reading 14 attributes of each of 50 rows by name
     items = [
         {
-            "id": r.id,
-            "concern_id": r.concern_id,
-            "page_id": r.page_id,
-            "title": r.title,
-            "url": r.url,
-            "snippet": r.snippet,
-            "score": r.score,
-            "matched_keywords": r.matched_keywords,
-            "explanation": r.explanation,
-            "read": r.read_at is not None,
-            "created_at": r.created_at,
-            "probability": r.probability,
-            "feedback": r.feedback,
-            "why": explain_why(r.explanation, r.matched_keywords, r.score, why_lang),
+            "id": ident,
+            "concern_id": concern_id,
+            "page_id": page_id,
+            "title": title,
+            "url": url,
+            "snippet": snippet,
+            "score": score,
+            "matched_keywords": keywords,
+            "explanation": explanation,
+            "read": read_at is not None,
+            "created_at": created_at,
+            "probability": probability,
+            "feedback": feedback,
+            "why": explain_why(explanation, keywords, score, why_lang),
         }
-        for r in rows[:limit]
-    ]
+        for (
+            ident, concern_id, page_id, title, url, snippet, score,
+            keywords, explanation, read_at, created_at, probability, feedback, _language,
+        ) in rows[:limit]
+    ]  # fmt: skip
     next_cursor = None
     if len(rows) > limit:
         last = rows[limit - 1]
         next_cursor = _cursor_of(last.created_at, last.id)
     return items, next_cursor
 
-
-def user_language(session: Session, user_id: int) -> str | None:
-    """The user's language, for the why-lines of their feed."""
-    return (
-        session.connection()
-        .execute(
-            sa_select(User.__table__.c.language).where(User.__table__.c.id == user_id)  # type: ignore[attr-defined]
-        )
-        .scalar_one_or_none()
-    )
 
 
 def list_match_views(

@@ -108,7 +108,6 @@ async def list_matches(
             items, next_cursor = matches.list_match_rows(
                 session,
                 user_id,
-                lang=matches.user_language(session, user_id),
                 cursor=cursor,
                 limit=limit,
                 **filters,

@@ -165,3 +165,9 @@ def test_the_api_says_why_in_the_users_language(client: TestClient) -> None:
     english = client.get(f"/api/v1/matches/{mid}", headers=auth).json()["why"]
     assert english.startswith("Matched: 足球 (meta); learned: 恒大; probability 83%")
     assert english.endswith("section page; shaped by 2 of your verdicts")
+    # the feed reads the language with its page, on the plain path and on the search path
+    feed = client.get("/api/v1/matches", headers=auth).json()["items"]
+    assert [item["why"] for item in feed if item["id"] == mid] == [english]
+    title = client.get(f"/api/v1/matches/{mid}", headers=auth).json()["title"]
+    found = client.get("/api/v1/matches", headers=auth, params={"q": title}).json()["items"]
+    assert [item["why"] for item in found if item["id"] == mid] == [english]
