@@ -335,7 +335,6 @@ def list_match_rows(
     return items, next_cursor
 
 
-
 def list_match_views(
     session: Session, user_id: int, **filters: Any
 ) -> tuple[list[MatchPublic], str | None]:
