@@ -272,6 +272,7 @@ def list_match_rows(
     API's hot path, one statement per page."""
     limit = max(1, min(limit, MAX_LIMIT))
     q, unread = filters.get("q"), filters.get("unread")
+    rows: Sequence[Any]
     if _clean_text(filters.get("site")) or (q and (_clean_text(q) or "").strip()):
         conditions = _feed_conditions(session, user_id, cursor, **filters)
         stmt = (
