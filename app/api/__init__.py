@@ -15,6 +15,8 @@ from app.api.routes import auth, channels, concerns, matches, me
 from app.api.text import SoundText
 
 router = APIRouter(prefix="/api/v1")
+# the messages router first: every request walks the routes in this order until one matches,
+# and the feed is the API's hot path (the document's order is app.main.OPENAPI_TAGS)
 for _module in (matches, auth, me, channels, concerns):
     router.include_router(_module.router)
 

@@ -99,3 +99,14 @@ def test_lists_count_everything_on_request(client: TestClient) -> None:
     tokens = client.get("/api/v1/auth/tokens", headers=auth, params={"with_total": "true"})
     assert tokens.headers["x-total-count"] == str(len(tokens.json())) == "1"
     assert "expires_at" in tokens.json()[0]
+
+
+def test_the_api_document_describes_every_section_in_reading_order(client: TestClient) -> None:
+    document = client.get("/openapi.json").json()
+    sections = [tag["name"] for tag in document["tags"]]
+    assert sections == ["ops", "auth", "me", "concerns", "matches"]
+    assert all(tag["description"] for tag in document["tags"])
+    used = {
+        tag for path in document["paths"].values() for op in path.values() for tag in op["tags"]
+    }
+    assert used <= set(sections)
