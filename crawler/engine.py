@@ -175,6 +175,16 @@ def _profile(topic: TopicProfile | str | Iterable[str]) -> TopicProfile:
     return TopicProfile.from_keywords(topic)
 
 
+def _written_in_chinese(profile: TopicProfile) -> bool:
+    """True when one of the topic's own terms has a CJK character."""
+    return any(
+        "\u4e00" <= ch <= "\u9fff"
+        for term in (*profile.keywords, *profile.synonyms, *profile.learned)
+        if not term.isascii()
+        for ch in term
+    )
+
+
 def _restore_profile(profile: TopicProfile, data: Mapping[str, Any]) -> None:
     saved = TopicProfile.from_dict(dict(data))
     profile.n_pages, profile.n_strong = saved.n_pages, saved.n_strong
@@ -478,9 +488,10 @@ def _fetch_in_child(config: CrawlConfig, client: httpx.AsyncClient | None) -> bo
 
 
 async def _open_fetcher(
-    config: CrawlConfig, client: httpx.AsyncClient | None
+    config: CrawlConfig, client: httpx.AsyncClient | None, profile: TopicProfile
 ) -> tuple[contextlib.AsyncExitStack, PageFetcher]:
-    """The built-in fetcher, open, with the stack that closes it."""
+    """The built-in fetcher, open, with the stack that closes it (``profile``: the crawl's
+    topic, which says what to load while a fetch process starts)."""
     owned = contextlib.AsyncExitStack()
     source: PageFetcher
     if _fetch_in_child(config, client):
@@ -488,8 +499,9 @@ async def _open_fetcher(
 
         source = await owned.enter_async_context(ProcessFetcher(config.fetch))
         # the child takes most of a second to start: load the dictionary meanwhile, which the
-        # first page would otherwise wait for
-        textmod.load()
+        # first page would otherwise wait for, and the table that weighs Chinese words when
+        # the topic is written in them (English pages never read it)
+        textmod.load(idf=_written_in_chinese(profile))
     else:
         from crawler.fetch import Fetcher
 
@@ -518,12 +530,13 @@ async def crawl(
     owned: contextlib.AsyncExitStack | None = None
     source: PageFetcher
     # the fetcher first: a fetch process starts while this one sets up the crawl
+    profile = _profile(topic)
     if fetcher is None:
-        owned, source = await _open_fetcher(config, client)
+        owned, source = await _open_fetcher(config, client, profile)
     else:
         source = fetcher
     try:
-        run = _Crawl(seeds, topic, config, checkpoint, strategy)
+        run = _Crawl(seeds, profile, config, checkpoint, strategy)
     except BaseException:
         if owned is not None:
             await owned.aclose()

@@ -102,10 +102,14 @@ def _load() -> Any:
     return _jieba
 
 
-def load() -> None:
-    """Load the dictionary and the IDF table now rather than when first needed (e.g. while
-    another process starts)."""
-    idf_table()
+def load(*, idf: bool = True) -> None:
+    """Load the dictionary, and the IDF table unless ``idf`` is false, now rather than when
+    first needed (e.g. while another process starts). The IDF table weighs Chinese words only
+    (``background_weight``): text without them never needs its 40 MB."""
+    if idf:
+        idf_table()
+    else:
+        _load()
 
 
 def _add(jieba: Any, word: str) -> None:

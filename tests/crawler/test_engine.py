@@ -234,3 +234,25 @@ async def test_the_profile_learns_terms_only_where_its_terms_are_used() -> None:
     # a strategy that ranks links by the profile's terms, and a seed scorer, learn them
     assert "恒大" in learned["bfs", "model"]
     assert "恒大" in learned["adaptive", "kp"]
+
+
+@pytest.mark.parametrize(
+    ("keywords", "chinese"),
+    [(["football", "Premier League"], False), (["足球"], True), (["AI", "芯片"], True)],
+)
+async def test_a_crawl_loads_the_chinese_word_table_only_for_a_topic_written_in_chinese(
+    server: str, monkeypatch: pytest.MonkeyPatch, keywords: list[str], chinese: bool
+) -> None:
+    """The table that weighs Chinese words (40 MB) is loaded while the fetch process starts
+    only when the topic has a Chinese term; English pages never read it."""
+    from crawler import text
+    from crawler.profile import TopicProfile
+
+    loads: list[bool] = []
+    monkeypatch.setattr(text, "load", lambda *, idf=True: loads.append(idf))
+    fetch = FetchConfig(delay=0, allow_private=True, retries=0, concurrency=2, per_host=2)
+    config = CrawlConfig(max_pages=3, fetch=fetch, fetch_process=True)
+    topic = TopicProfile.from_keywords(keywords)
+    async with contextlib.aclosing(crawl([server + "/"], topic, config)) as stream:
+        assert [ev async for ev in stream]
+    assert loads == [chinese]

@@ -190,3 +190,17 @@ def test_english_words_segment_exactly_as_jieba_with_and_without_added_words() -
     assert "manchester" in runs[0][0] and "footballer" in runs[0][0]
     assert "football" in runs[1][0]  # jieba splits "footballer" once "football" is a word
     assert "man" in runs[2][0] and "manchester" not in runs[2][0]
+
+
+def test_english_text_never_loads_the_table_that_weighs_chinese_words() -> None:
+    """``load(idf=False)`` loads the dictionary alone, and weighing English words does not
+    load the IDF table; the first Chinese word does (fresh interpreter)."""
+    probe = (
+        "from crawler import text\n"
+        "text.load(idf=False)\n"
+        "print(text._jieba is not None, text._idf is None)\n"
+        "print(text.background_weight('football'), text._idf is None)\n"
+        "print(text.background_weight('中国') < 1, text._idf is None)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    assert done.stdout.splitlines() == ["True True", "1.0 True", "True False"], done.stderr
