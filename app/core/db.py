@@ -83,6 +83,16 @@ def get_engine() -> Engine:
     return make_engine(get_settings())
 
 
+@lru_cache(maxsize=8)
+def one_statement(engine: Engine) -> Engine:
+    """``engine`` for reads of one statement each: no transaction is opened around them
+    (autocommit), which spares the ``BEGIN`` and the ``ROLLBACK`` that return the connection
+    to the pool, two round trips and a quarter of PostgreSQL's CPU on a feed page. One
+    statement sees one snapshot either way; reads that need several statements to agree
+    (a page and its total count) keep the plain engine."""
+    return engine.execution_options(isolation_level="AUTOCOMMIT")
+
+
 @contextmanager
 def session_scope(engine: Engine | None = None) -> Iterator[Session]:
     """A session that commits on success and rolls back on error."""

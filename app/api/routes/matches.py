@@ -24,7 +24,7 @@ from app.api.schemas import (
     MatchUpdate,
     WithTotal,
 )
-from app.core.db import get_engine
+from app.core.db import get_engine, one_statement
 from app.models import DeliveryPublic, MatchPublic
 from app.services import delivery_actions, feedback, matches
 
@@ -104,7 +104,8 @@ async def list_matches(
             q=q,
             unread=unread,
         )
-        with Session(get_engine(), expire_on_commit=False) as session:
+        engine = get_engine() if with_total else one_statement(get_engine())
+        with Session(engine, expire_on_commit=False) as session:
             items, next_cursor = matches.list_match_rows(
                 session,
                 user_id,

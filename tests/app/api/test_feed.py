@@ -187,3 +187,43 @@ def test_plain_feed_pages_are_read_one_at_a_time_and_a_search_does_not_hold_them
         assert inside.count("plain") == 2
         release["search"].set()
         assert search.result(10) == 200
+
+
+def _in_transaction(session: Session) -> bool | None:
+    """Whether the session's connection is inside a database transaction (PostgreSQL; None
+    on SQLite, whose driver opens none for a read)."""
+    dbapi = session.connection().connection.dbapi_connection
+    info = getattr(dbapi, "info", None)
+    if info is None or not hasattr(info, "transaction_status"):
+        return None
+    import psycopg
+
+    return bool(info.transaction_status != psycopg.pq.TransactionStatus.IDLE)
+
+
+def test_a_plain_feed_page_is_one_statement_without_a_transaction(
+    client: TestClient, engine: Engine, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A page alone is read in autocommit (no BEGIN, no ROLLBACK); a page with its total keeps
+    one transaction, so that the two agree; and the pooled connection goes back to writers
+    in transactions."""
+    auth = signup(client, "gina@example.com")
+    real = matches.list_match_rows
+    seen: list[tuple[object, bool | None]] = []
+
+    def rows(session: Session, user_id: int, **kw: Any) -> Any:
+        out = real(session, user_id, **kw)
+        level = session.connection().get_execution_options().get("isolation_level")
+        seen.append((level, _in_transaction(session)))
+        return out
+
+    monkeypatch.setattr(matches, "list_match_rows", rows)
+    assert client.get("/api/v1/matches", headers=auth).status_code == 200
+    counted = client.get("/api/v1/matches", headers=auth, params={"with_total": "true"})
+    assert counted.status_code == 200 and counted.headers["X-Total-Count"] == "0"
+    postgres = engine.dialect.name == "postgresql"
+    assert seen == [("AUTOCOMMIT", False if postgres else None), (None, True if postgres else None)]
+    with Session(engine) as session:  # a writer's session on the same pool
+        session.execute(text("SELECT 1"))
+        assert session.connection().get_execution_options().get("isolation_level") is None
+        assert _in_transaction(session) is (True if postgres else None)
