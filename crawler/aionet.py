@@ -10,7 +10,9 @@ without waiting (or waits with ``asyncio.timeout``), and "readable" is "bytes or
 already received" — the same answer, from memory.
 
 The HTTP semantics (connection pool, keep-alive, proxies, TLS verification, timeouts and their
-exceptions) are httpcore's and httpx's, unchanged; only the byte transport differs.
+exceptions) are httpcore's and httpx's, unchanged; only the byte transport differs, and the
+pool's pass that hands requests to connections runs in linear time with the same decisions
+(``assign_linear``).
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from __future__ import annotations
 import asyncio
 import socket
 import ssl
+import types
 from collections.abc import Iterable
 from typing import Any, cast
 
@@ -226,9 +229,57 @@ class AsyncioBackend(httpcore.AsyncNetworkBackend):
 
 def use_asyncio_backend(transport: Any) -> bool:
     """Make an ``httpx.AsyncHTTPTransport`` (direct, HTTP or SOCKS proxy) open its connections
-    with ``AsyncioBackend``; False when the transport is not one httpx built on httpcore."""
+    with ``AsyncioBackend``, and give its pool a linear assignment pass (``assign_linear``);
+    False when the transport is not one httpx built on httpcore."""
     pool = getattr(transport, "_pool", None)
     if not isinstance(pool, httpcore.AsyncConnectionPool) or not hasattr(pool, "_network_backend"):
         return False
     pool._network_backend = AsyncioBackend()
+    if httpcore.__version__ in _QUADRATIC_POOLS:
+        pool._assign_requests_to_connections = types.MethodType(assign_linear, pool)  # type: ignore[method-assign]
     return True
+
+
+_QUADRATIC_POOLS = frozenset({"1.0.9"})
+"""httpcore releases whose ``AsyncConnectionPool._assign_requests_to_connections`` is the one
+``assign_linear`` gives the same results as (checked by tests/crawler/test_aionet.py)."""
+
+
+def assign_linear(pool: Any) -> list[Any]:
+    """httpcore's ``AsyncConnectionPool._assign_requests_to_connections``, with the same results
+    in linear time. The pool runs it whenever a request arrives or leaves. httpcore 1.0.9 asks
+    every connection whether it is idle once per idle connection (``len([c.is_idle() for c in
+    connections])``, which is just the number of connections), and lists every available and
+    every idle connection for each queued request where it uses the first: with 16 connections
+    through a proxy, 600 state queries per request, a tenth of the fetch process's CPU.
+
+    Returns the connections to close, as httpcore's does."""
+    connections = pool._connections
+    closing: list[Any] = []
+    # closed, expired and surplus idle connections leave the pool, as in httpcore
+    for connection in list(connections):
+        if connection.is_closed():
+            connections.remove(connection)
+        elif connection.has_expired() or (
+            connection.is_idle() and len(connections) > pool._max_keepalive_connections
+        ):
+            connections.remove(connection)
+            closing.append(connection)
+    # queued requests: an available connection for the origin, else a new one, else a new one
+    # in place of the first idle connection
+    for request in [r for r in pool._requests if r.is_queued()]:
+        origin = request.request.url.origin
+        connection = next(
+            (c for c in connections if c.can_handle_request(origin) and c.is_available()), None
+        )
+        if connection is None:
+            if len(connections) >= pool._max_connections:
+                idle = next((c for c in connections if c.is_idle()), None)
+                if idle is None:
+                    continue  # the request stays queued
+                connections.remove(idle)
+                closing.append(idle)
+            connection = pool.create_connection(origin)
+            connections.append(connection)
+        request.assign_to_connection(connection)
+    return closing
