@@ -27,7 +27,6 @@ import numpy.typing as npt
 
 __all__ = ["content_hash", "hamming", "near_duplicate", "normalize_for_hash", "simhash"]
 
-_WS = re.compile(r"\s+")
 _UNITS = re.compile(r"[\u3400-\u9fff\uf900-\ufaff\u3040-\u30ff\uac00-\ud7af]|[^\W_]+")
 _MASK64 = (1 << 64) - 1
 _MAX_UNITS = 20_000
@@ -38,7 +37,9 @@ _TOKEN_SHINGLE = 3
 
 def normalize_for_hash(text: str) -> str:
     """NFKC (full-width → half-width), lower case, whitespace collapsed and trimmed."""
-    return _WS.sub(" ", unicodedata.normalize("NFKC", text).lower()).strip()
+    # str.split() and the pattern \s+ agree on what is whitespace (str.isspace); the split is
+    # three times faster on a page's text
+    return " ".join(unicodedata.normalize("NFKC", text).lower().split())
 
 
 def content_hash(text: str) -> str:

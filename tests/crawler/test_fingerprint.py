@@ -70,3 +70,22 @@ def test_hamming_handles_signed_values():
     assert hamming(-1, 0) == 64
     assert hamming(5, 5) == 0
     assert not near_duplicate(0, 0)  # no fingerprint is not a duplicate of anything
+
+
+def test_the_hash_text_collapses_exactly_the_whitespace_it_always_did() -> None:
+    """Stored content hashes stay valid: every Unicode whitespace character, mixed with text,
+    is collapsed exactly as by the pattern ``\\s+`` the hash was first defined with."""
+    import random
+    import re
+    import unicodedata
+
+    from crawler.fingerprint import normalize_for_hash
+
+    spaces = [chr(c) for c in range(0x110000) if re.fullmatch(r"\s", chr(c))]
+    assert len(spaces) >= 25 and "\u3000" in spaces and "\x1f" in spaces
+    pieces = [*spaces, "a", "Ｂ", "中", ".", "\u200b", "\ufeff"]
+    rng = random.Random(7)
+    for _ in range(20_000):
+        text = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 12)))
+        folded = unicodedata.normalize("NFKC", text).lower()
+        assert normalize_for_hash(text) == re.sub(r"\s+", " ", folded).strip(), repr(text)
