@@ -500,7 +500,7 @@ async def _open_fetcher(
         source = await owned.enter_async_context(ProcessFetcher(config.fetch))
         # the child takes most of a second to start: load the dictionary meanwhile, which the
         # first page would otherwise wait for, and the table that weighs Chinese words when
-        # the topic is written in them (English pages never read it)
+        # the topic is written in them (the judgment reads it for Chinese words only)
         textmod.load(idf=_written_in_chinese(profile))
     else:
         from crawler.fetch import Fetcher

@@ -66,6 +66,7 @@ STOPWORDS: frozenset[str] = frozenset(_STOPWORDS_TEXT.split())
 """A small built-in Chinese + English stop-word list (function words and site chrome)."""
 
 _WORD = re.compile(r"\w", re.UNICODE)
+_HAN = re.compile(r"[\u4e00-\u9fff]")
 _lock = threading.Lock()
 _jieba: Any = None
 _added: set[str] = set()
@@ -104,8 +105,10 @@ def _load() -> Any:
 
 def load(*, idf: bool = True) -> None:
     """Load the dictionary, and the IDF table unless ``idf`` is false, now rather than when
-    first needed (e.g. while another process starts). The IDF table weighs Chinese words only
-    (``background_weight``): text without them never needs its 40 MB."""
+    first needed (e.g. while another process starts). The judgment reads the IDF table only for
+    words with a Han character (``background_weight``), so a default crawl of pages without
+    them never needs its 40 MB; the term learner (``extract_keywords``) and the ``vsm`` scorer
+    read it for any text."""
     if idf:
         idf_table()
     else:
@@ -342,7 +345,7 @@ def background_weight(term: str) -> float:
     such as new names, weigh 1). English and other words outside the table weigh 1: the
     English stop words are already left out by the callers, and a background table for English
     (word frequencies from ``wordfreq``) measured no better on the English lab webs."""
-    if term.isascii():
+    if term.isascii() or not _HAN.search(term):  # every word of the table has a Han character
         return 1.0
     idf, median = idf_table()
     value = idf.get(term)

@@ -199,8 +199,16 @@ def test_english_text_never_loads_the_table_that_weighs_chinese_words() -> None:
         "from crawler import text\n"
         "text.load(idf=False)\n"
         "print(text._jieba is not None, text._idf is None)\n"
-        "print(text.background_weight('football'), text._idf is None)\n"
+        "w = text.background_weight\n"
+        "print(w('football'), w('café'), text._idf is None)\n"
         "print(text.background_weight('中国') < 1, text._idf is None)\n"
     )
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
-    assert done.stdout.splitlines() == ["True True", "1.0 True", "True False"], done.stderr
+    assert done.stdout.splitlines() == ["True True", "1.0 1.0 True", "True False"], done.stderr
+
+
+def test_every_word_of_the_idf_table_has_a_han_character() -> None:
+    """What lets ``background_weight`` answer 1 for other words without loading the table."""
+    idf, _median = text.idf_table()
+    assert len(idf) > 200_000
+    assert all(re.search(r"[\u4e00-\u9fff]", word) for word in idf if not word.isascii())

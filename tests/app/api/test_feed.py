@@ -4,6 +4,7 @@ the documented model would serialise, and it trusts a recently checked token for
 
 from __future__ import annotations
 
+import contextlib
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -193,12 +194,15 @@ def _in_transaction(session: Session) -> bool | None:
     """Whether the session's connection is inside a database transaction (PostgreSQL; None
     on SQLite, whose driver opens none for a read)."""
     dbapi = session.connection().connection.dbapi_connection
-    info = getattr(dbapi, "info", None)
-    if info is None or not hasattr(info, "transaction_status"):
+    if not hasattr(getattr(dbapi, "info", None), "transaction_status"):
         return None
+    return _in_transaction_of(dbapi)
+
+
+def _in_transaction_of(dbapi: Any) -> bool:
     import psycopg
 
-    return bool(info.transaction_status != psycopg.pq.TransactionStatus.IDLE)
+    return bool(dbapi.info.transaction_status != psycopg.pq.TransactionStatus.IDLE)
 
 
 def test_a_plain_feed_page_is_one_statement_without_a_transaction(
@@ -210,11 +214,13 @@ def test_a_plain_feed_page_is_one_statement_without_a_transaction(
     auth = signup(client, "gina@example.com")
     real = matches.list_match_rows
     seen: list[tuple[object, bool | None]] = []
+    used: list[object] = []
 
     def rows(session: Session, user_id: int, **kw: Any) -> Any:
         out = real(session, user_id, **kw)
         level = session.connection().get_execution_options().get("isolation_level")
         seen.append((level, _in_transaction(session)))
+        used.append(session.connection().connection.dbapi_connection)
         return out
 
     monkeypatch.setattr(matches, "list_match_rows", rows)
@@ -223,7 +229,18 @@ def test_a_plain_feed_page_is_one_statement_without_a_transaction(
     assert counted.status_code == 200 and counted.headers["X-Total-Count"] == "0"
     postgres = engine.dialect.name == "postgresql"
     assert seen == [("AUTOCOMMIT", False if postgres else None), (None, True if postgres else None)]
-    with Session(engine) as session:  # a writer's session on the same pool
-        session.execute(text("SELECT 1"))
-        assert session.connection().get_execution_options().get("isolation_level") is None
-        assert _in_transaction(session) is (True if postgres else None)
+    # the plain page's own connection, taken from the pool again, is back to transactions
+    with contextlib.ExitStack() as held:
+        for _ in range(engine.pool.checkedin() + 1):
+            conn = held.enter_context(engine.connect())
+            dbapi = conn.connection.dbapi_connection
+            if dbapi is used[0]:
+                break
+        else:
+            pytest.fail("the feed's connection did not go back to the pool")
+        if postgres:
+            assert dbapi.autocommit is False  # type: ignore[union-attr]
+            conn.execute(text("SELECT 1"))
+            assert conn.in_transaction() and _in_transaction_of(dbapi)
+        else:
+            assert dbapi.isolation_level is not None  # type: ignore[union-attr]
