@@ -254,3 +254,21 @@ async def test_an_unreadable_answer_hands_over_and_the_child_still_stops(
         page = await child.fetch(web.url("/a"))  # fetched here
         assert page.status == 200 and child._local is not None and child._proc is None
     assert proc.returncode is not None  # stopped, not left behind
+
+
+def test_a_page_and_its_links_cross_the_pipe_whole() -> None:
+    """A link pickles as a call with every one of its fields (``Link.__reduce__``): a field
+    added to ``Link`` and not to its pickling fails here."""
+    import copy
+    import dataclasses
+
+    from crawler.parse import parse_html
+    from crawler.types import Link
+
+    page = parse_html(ARTICLE.encode(), "https://news.example/a")
+    page.links.append(Link("https://news.example/b", "b", "about b", nofollow=True))
+    again = pickle.loads(fetchproc._frame(page)[4:])
+    assert again == page and again.links == page.links and len(again.links) == 3
+    link = page.links[-1]
+    assert link.__reduce__()[1] == dataclasses.astuple(link)
+    assert copy.copy(link) == link and copy.deepcopy(page) == page
