@@ -19,10 +19,11 @@ import email.utils
 import logging
 import time
 from collections import Counter
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass
+from http.cookiejar import Cookie, CookieJar
 from types import TracebackType
-from typing import Self
+from typing import Any, Self
 from urllib.parse import urlsplit, urlunsplit
 
 import httpx
@@ -46,7 +47,7 @@ from crawler.parse import parse_html
 from crawler.politeness import Politeness
 from crawler.robots import RobotsCache
 from crawler.types import Page
-from crawler.urls import canonicalize
+from crawler.urls import canonicalize, public_suffix, registered_domain
 
 __all__ = ["DEFAULT_USER_AGENT", "FetchConfig", "Fetcher"]
 
@@ -55,6 +56,104 @@ logger = logging.getLogger(__name__)
 _REDIRECTS = frozenset({301, 302, 303, 307, 308})
 _RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
 _ROBOTS_MAX_BYTES = 512_000
+
+
+def _cookie_site(host: str) -> str:
+    """The jar a host's cookies are kept in: its registrable domain; where the public suffix
+    list does not know the suffix (``lab.test``), its last two labels; an IP address, itself.
+    A jar may hold more than one site: the standard library's jar still matches each cookie."""
+    host = host.lower().rstrip(".")
+    if public_suffix(host):
+        return registered_domain(host)
+    labels = host.split(".")
+    if len(labels) > 2 and not labels[-1].isdigit():
+        return ".".join(labels[-2:])
+    return host
+
+
+class _AllSites(CookieJar):
+    """Every site's cookies as one jar, for what reads the client's jar whole (httpx following
+    redirects itself, a caller listing ``client.cookies``); a cookie set on it goes to its
+    site's jar."""
+
+    def __init__(self, sites: dict[str, httpx.Cookies]) -> None:
+        super().__init__()
+        self._sites = sites
+
+    def __iter__(self) -> Iterator[Cookie]:
+        for jar in list(self._sites.values()):
+            yield from jar.jar
+
+    def __len__(self) -> int:
+        return sum(len(jar.jar) for jar in self._sites.values())
+
+    def set_cookie(self, cookie: Cookie) -> None:
+        key = _cookie_site(cookie.domain.lstrip("."))
+        self._sites.setdefault(key, httpx.Cookies()).jar.set_cookie(cookie)
+
+
+class _SiteCookies(httpx.Cookies):
+    """The client's cookies, one standard-library jar per site (registrable domain): a
+    cookie is set by a host of its site and applies only to hosts of that site, so a request
+    reads, and clears the expired cookies of, its own site's jar only."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.sites: dict[str, httpx.Cookies] = {}
+        self.jar = _AllSites(self.sites)
+
+    def site(self, url: httpx.URL) -> httpx.Cookies | None:
+        return self.sites.get(_cookie_site(url.host))
+
+    def extract_cookies(self, response: httpx.Response) -> None:
+        headers = response.headers
+        if "set-cookie" not in headers and "set-cookie2" not in headers:
+            return  # nothing to store (the jar would find nothing, at ~50 µs a response)
+        key = _cookie_site(response.request.url.host)
+        self.sites.setdefault(key, httpx.Cookies()).extract_cookies(response)
+
+
+class CrawlClient(httpx.AsyncClient):
+    """httpx's client, with its cookies kept per site and picked for each request from its
+    site's jar instead of the whole jar being copied into the request.
+
+    Once any site has set a cookie, httpx copies the client's jar into every request it builds,
+    twice (``_merge_cookies``, then ``Request``), and the standard library's jar then walks
+    every cookie again to clear expired ones: 17 µs per request with an empty jar, 0.55 ms
+    with 100 cookies, 5 ms with 1,000, and a crawl across hosts gathers them. The ``Cookie``
+    header is the same as httpx's own (``tests/crawler/test_fetch.py`` compares them).
+    Per-request ``cookies=`` keep httpx's merge."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        self._site_cookies = _SiteCookies()
+        super().__init__(**kwargs)
+        self.cookies = kwargs.get("cookies")
+
+    @property
+    def cookies(self) -> httpx.Cookies:
+        return self._site_cookies
+
+    @cookies.setter
+    def cookies(self, cookies: Any) -> None:
+        jar = _SiteCookies()
+        for cookie in httpx.Cookies(cookies).jar:
+            jar.jar.set_cookie(cookie)
+        self._site_cookies = jar
+
+    def _merge_cookies(self, cookies: Any = None) -> Any:
+        if cookies is None:
+            return None  # the site's cookies are added by build_request
+        return super()._merge_cookies(cookies)
+
+    def build_request(self, method: str, url: httpx.URL | str, **kwargs: Any) -> httpx.Request:
+        if kwargs.get("cookies") is None and "" in self._site_cookies.sites:
+            kwargs["cookies"] = {}  # cookies set without a domain go to every host: httpx's merge
+        request = super().build_request(method, url, **kwargs)
+        if kwargs.get("cookies") is None:
+            jar = self._site_cookies.site(request.url)
+            if jar:
+                jar.set_cookie_header(request)
+        return request
 
 
 @dataclass(slots=True)
@@ -100,7 +199,7 @@ class Fetcher:
             except (ValueError, TypeError, httpx.InvalidURL) as exc:
                 raise ConfigError(f"invalid proxy {config.proxy!r}: {exc}") from exc
             use_asyncio_backend(transport)  # plain asyncio sockets: less CPU per request
-            client = httpx.AsyncClient(
+            client = CrawlClient(
                 timeout=self._timeout,
                 follow_redirects=False,
                 transport=transport,

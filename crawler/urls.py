@@ -278,6 +278,16 @@ def registered_domain(host: str) -> str:
     return f"{parts.domain}.{parts.suffix}"
 
 
+@functools.lru_cache(maxsize=8192)
+def public_suffix(host: str) -> str:
+    """The host's public suffix (``com.cn`` of ``news.sina.com.cn``), "" when the public suffix
+    list does not know it (``lab.test``, an IP address, ``localhost``)."""
+    host = host.strip().rstrip(".").lower()
+    if host.startswith("["):
+        return ""
+    return str(_EXTRACT(host).suffix)
+
+
 def _strip_www(host: str) -> str:
     return host[4:] if host.startswith("www.") else host
 

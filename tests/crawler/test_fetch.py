@@ -437,3 +437,83 @@ async def test_connection_is_pinned_to_the_checked_address(
     assert page.final_url == url
     assert lookups == ["pinned.example"]  # the guard's lookup only
     assert web.requests[-1].headers["host"] == f"pinned.example:{web.port}"
+
+
+_COOKIE_STEPS = [
+    # (URL, Set-Cookie headers of its answer)
+    ("http://a.example.com/", ["sid=1; Path=/", "shared=2; Domain=example.com; Path=/"]),
+    ("http://b.example.com/", []),
+    ("http://a.example.com/x/y", ["deep=3; Path=/x", "s=5; Secure"]),
+    ("http://a.example.com/x/z", []),
+    ("http://a.example.com/", ["sid=; Max-Age=0; Path=/"]),  # deleted
+    ("http://other.org/", ["o=1"]),
+    ("http://a.example.com/x/", []),
+    ("http://www.lab.test/", ["lab=1; Domain=lab.test"]),
+    ("http://news.lab.test/", []),
+    ("http://www.bbc.co.uk/", ["b=1; Domain=bbc.co.uk"]),
+    ("http://bbc.co.uk/", []),
+    ("http://127.0.0.1:8000/", ["ip=1"]),
+    ("http://127.0.0.1:8000/again", []),
+    ("https://a.example.com/x/y", []),
+]
+
+
+async def test_the_crawl_client_sends_the_cookies_httpx_would() -> None:
+    """The crawl's client keeps a jar per site; every request's Cookie header is the one
+    httpx's own client sends after the same answers."""
+    from crawler.fetch import CrawlClient
+
+    async def sent(client: httpx.AsyncClient) -> list[str | None]:
+        out: list[str | None] = []
+        for url, set_cookies in _COOKIE_STEPS:
+            request = client.build_request("GET", url)
+            out.append(request.headers.get("cookie"))
+            response = httpx.Response(
+                200, headers=[("Set-Cookie", c) for c in set_cookies], request=request
+            )
+            client.cookies.extract_cookies(response)
+        return out
+
+    async with httpx.AsyncClient() as stock, CrawlClient() as ours:
+        theirs, mine = await sent(stock), await sent(ours)
+        assert mine == theirs
+        assert sum(1 for header in mine if header) >= 8  # the steps do send cookies
+        assert sorted(c.name for c in ours.cookies.jar) == sorted(c.name for c in stock.cookies.jar)
+        # a site's request reads its own site's jar, not the others'
+        assert sorted(ours.cookies.sites) == [
+            "127.0.0.1",
+            "bbc.co.uk",
+            "example.com",
+            "lab.test",
+            "other.org",
+        ]  # type: ignore[attr-defined]
+
+
+async def test_a_fetcher_keeps_a_cookie_for_its_site(web: TestWeb) -> None:
+    """Through a real server: a cookie set on one page is sent with the next page's request."""
+    web.add(
+        "/set",
+        Reply(body=b"<html><title>set</title></html>", headers={"Set-Cookie": "sid=abc; Path=/"}),
+    )
+    web.add("/next", Reply(body=b"<html><title>next</title></html>"))
+    config = FetchConfig(delay=0, allow_private=True, retries=0)
+    async with Fetcher(config) as fetcher:
+        await fetcher.fetch(web.url("/set"))
+        await fetcher.fetch(web.url("/next"))
+    assert [r.headers.get("cookie") for r in web.requests if r.path in ("/set", "/next")] == [
+        None,
+        "sid=abc",
+    ]
+
+
+async def test_cookies_given_to_the_crawl_client_go_where_httpxs_would() -> None:
+    from crawler.fetch import CrawlClient
+
+    given = {"pref": "zh"}
+    async with httpx.AsyncClient(cookies=given) as stock, CrawlClient(cookies=given) as ours:
+        for client in (stock, ours):
+            client.cookies.set("site", "1", domain="a.example.com")
+        for url in ("http://a.example.com/", "http://other.org/"):
+            mine = ours.build_request("GET", url).headers.get("cookie")
+            assert mine == stock.build_request("GET", url).headers.get("cookie")
+            assert mine and "pref=zh" in mine
