@@ -103,6 +103,8 @@ class _SiteCookies(httpx.Cookies):
         self.jar = _AllSites(self.sites)
 
     def site(self, url: httpx.URL) -> httpx.Cookies | None:
+        if not self.sites:  # no site has set a cookie (the public suffix list stays unread)
+            return None
         return self.sites.get(_cookie_site(url.host))
 
     def extract_cookies(self, response: httpx.Response) -> None:
