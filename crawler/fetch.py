@@ -123,8 +123,12 @@ class CrawlClient(httpx.AsyncClient):
     twice (``_merge_cookies``, then ``Request``), and the standard library's jar then walks
     every cookie again to clear expired ones: 17 µs per request with an empty jar, 0.55 ms
     with 100 cookies, 5 ms with 1,000, and a crawl across hosts gathers them. The ``Cookie``
-    header is the same as httpx's own (``tests/crawler/test_fetch.py`` compares them).
-    Per-request ``cookies=`` keep httpx's merge."""
+    header is the same as httpx's own (``tests/crawler/test_fetch.py`` compares them) except
+    where the standard library lets one site reach another's cookies: an expired
+    ``Set-Cookie`` from any host deletes a matching cookie of another site, and an IP host may
+    set a cookie for a partial address (``Domain=.0.0.1``) that is then sent to other
+    addresses. Per-site jars confine both to the site, as browsers do. Per-request
+    ``cookies=`` keep httpx's merge."""
 
     def __init__(self, **kwargs: Any) -> None:
         self._site_cookies = _SiteCookies()

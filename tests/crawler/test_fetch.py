@@ -460,7 +460,7 @@ _COOKIE_STEPS = [
 
 async def test_the_crawl_client_sends_the_cookies_httpx_would() -> None:
     """The crawl's client keeps a jar per site; every request's Cookie header is the one
-    httpx's own client sends after the same answers."""
+    httpx's own client sends after the same answers (sites that keep to their own cookies)."""
     from crawler.fetch import CrawlClient
 
     async def sent(client: httpx.AsyncClient) -> list[str | None]:
@@ -517,3 +517,26 @@ async def test_cookies_given_to_the_crawl_client_go_where_httpxs_would() -> None
             mine = ours.build_request("GET", url).headers.get("cookie")
             assert mine == stock.build_request("GET", url).headers.get("cookie")
             assert mine and "pref=zh" in mine
+
+
+async def test_a_site_cannot_reach_another_sites_cookies_through_the_crawl_client() -> None:
+    """Where the standard library's single jar lets one site delete or share another's
+    cookies, the crawl's per-site jars do not (httpx's own client shown for contrast)."""
+    from crawler.fetch import CrawlClient
+
+    steps = [
+        ("https://b.example.com/", ["c=5; Domain=.example.com"]),
+        ("https://other.org/", ["c=1; Domain=.example.com; Max-Age=0"]),  # a foreign deletion
+        ("https://10.0.0.1/", ["d=2; Domain=.0.0.1"]),  # a partial IP address
+    ]
+    asks = ["https://a.example.com/", "https://20.0.0.1/"]
+    headers: dict[str, list[str | None]] = {}
+    async with httpx.AsyncClient() as stock, CrawlClient() as ours:
+        for name, client in (("stock", stock), ("ours", ours)):
+            for url, set_cookies in steps:
+                request = client.build_request("GET", url)
+                answer = [("Set-Cookie", c) for c in set_cookies]
+                client.cookies.extract_cookies(httpx.Response(200, headers=answer, request=request))
+            headers[name] = [client.build_request("GET", u).headers.get("cookie") for u in asks]
+    assert headers["stock"] == [None, "d=2"]
+    assert headers["ours"] == ["c=5", None]
