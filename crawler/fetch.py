@@ -127,8 +127,14 @@ class CrawlClient(httpx.AsyncClient):
     where the standard library lets one site reach another's cookies: an expired
     ``Set-Cookie`` from any host deletes a matching cookie of another site, and an IP host may
     set a cookie for a partial address (``Domain=.0.0.1``) that is then sent to other
-    addresses. Per-site jars confine both to the site, as browsers do. Per-request
-    ``cookies=`` keep httpx's merge."""
+    addresses; and suffixes the standard library accepts as cookie domains that the public
+    suffix list does not (``me.uk``, ``kawasaki.jp``, ``local``). Per-site jars confine all of
+    these to the site, as browsers do. Per-request ``cookies=`` keep httpx's merge.
+
+    Made for the fetcher, which only sends and receives: ``client.cookies`` lists every site's
+    cookies, but its ``clear`` and ``delete`` act on none of them, and a cookie set on it by
+    domain is filed under that domain, which for ``localhost`` (stored as ``localhost.local``)
+    and punycode names is not the jar the host's requests read."""
 
     def __init__(self, **kwargs: Any) -> None:
         self._site_cookies = _SiteCookies()
