@@ -176,12 +176,9 @@ def _profile(topic: TopicProfile | str | Iterable[str]) -> TopicProfile:
 
 
 def _written_in_chinese(profile: TopicProfile) -> bool:
-    """True when one of the topic's own terms has a CJK character."""
+    """True when one of the topic's own terms has a Han character."""
     return any(
-        "\u4e00" <= ch <= "\u9fff"
-        for term in (*profile.keywords, *profile.synonyms, *profile.learned)
-        if not term.isascii()
-        for ch in term
+        textmod.has_han(term) for term in (*profile.keywords, *profile.synonyms, *profile.learned)
     )
 
 

@@ -336,6 +336,11 @@ def _cached_idf(path: Path, cache_dir: Path) -> tuple[dict[str, float], float]:
     return table
 
 
+def has_han(text: str) -> bool:
+    """True when ``text`` has a Han character (U+4E00–U+9FFF), the script of the IDF table."""
+    return not text.isascii() and _HAN.search(text) is not None
+
+
 @functools.lru_cache(maxsize=65536)
 def background_weight(term: str) -> float:
     """How much a word can say about a text's topic by how rare it is in general use, in
@@ -344,7 +349,7 @@ def background_weight(term: str) -> float:
     such as new names, weigh 1). English and other words outside the table weigh 1: the
     English stop words are already left out by the callers, and a background table for English
     (word frequencies from ``wordfreq``) measured no better on the English lab webs."""
-    if term.isascii() or not _HAN.search(term):  # every word of the table has a Han character
+    if not has_han(term):  # every word of the table has a Han character
         return 1.0
     idf, median = idf_table()
     value = idf.get(term)
