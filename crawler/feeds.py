@@ -12,7 +12,7 @@ import re
 
 from lxml import etree
 
-from crawler.fingerprint import content_hash, simhash
+from crawler.fingerprint import fingerprints
 from crawler.types import Link, Page
 from crawler.urls import canonicalize
 
@@ -102,6 +102,7 @@ def parse_feed(text: str, url: str, *, status: int = 200) -> Page | None:
         summaries.append(f"{item_title}\n{summary}".strip())
         links[href] = Link(url=href, anchor=item_title, context=summary[:_CONTEXT_CHARS])
     body = "\n".join(summaries)
+    digest, near = fingerprints(body)
     return Page(
         url=url,
         final_url=url,
@@ -110,8 +111,8 @@ def parse_feed(text: str, url: str, *, status: int = 200) -> Page | None:
         description=description,
         text=body,
         links=list(links.values()),
-        content_hash=content_hash(body),
-        simhash=simhash(body),
+        content_hash=digest,
+        simhash=near,
         is_feed=True,
         kind="hub",
         kind_evidence=["feed"],

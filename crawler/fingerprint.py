@@ -25,12 +25,20 @@ from collections.abc import Iterable, Sequence
 import numpy as np
 import numpy.typing as npt
 
-__all__ = ["content_hash", "hamming", "near_duplicate", "normalize_for_hash", "simhash"]
+__all__ = [
+    "content_hash",
+    "fingerprints",
+    "hamming",
+    "near_duplicate",
+    "normalize_for_hash",
+    "simhash",
+]
 
 _UNITS = re.compile(r"[\u3400-\u9fff\uf900-\ufaff\u3040-\u30ff\uac00-\ud7af]|[^\W_]+")
 _MASK64 = (1 << 64) - 1
 _MAX_UNITS = 20_000
 _UTF8 = operator.methodcaller("encode", "utf-8", "surrogatepass")
+_CRC_CACHE_LIMIT = 200_000
 _TEXT_SHINGLE = 4
 _TOKEN_SHINGLE = 3
 
@@ -39,13 +47,29 @@ def normalize_for_hash(text: str) -> str:
     """NFKC (full-width → half-width), lower case, whitespace collapsed and trimmed."""
     # str.split() and the pattern \s+ agree on what is whitespace (str.isspace); the split is
     # three times faster on a page's text
-    return " ".join(unicodedata.normalize("NFKC", text).lower().split())
+    return " ".join(_folded(text).split())
+
+
+def _folded(text: str) -> str:
+    """NFKC and lower case: what both fingerprints read."""
+    return unicodedata.normalize("NFKC", text).lower()
+
+
+def _hex_digest(folded: str) -> str:
+    data = " ".join(folded.split()).encode("utf-8")
+    return hashlib.blake2b(data, digest_size=20).hexdigest()
 
 
 def content_hash(text: str) -> str:
     """Exact fingerprint of the normalised text: 40 hex digits (blake2b-160)."""
-    data = normalize_for_hash(text).encode("utf-8")
-    return hashlib.blake2b(data, digest_size=20).hexdigest()
+    return _hex_digest(_folded(text))
+
+
+def fingerprints(text: str) -> tuple[str, int]:
+    """``(content_hash(text), simhash(text))``, normalising the text once for both."""
+    folded = _folded(text)
+    head = folded if len(text) <= _MAX_UNITS * 4 else _folded(text[: _MAX_UNITS * 4])
+    return _hex_digest(folded), _text_simhash(head)
 
 
 _PRIME = np.uint64(0x100000001B3)
@@ -53,13 +77,27 @@ _MIX1 = np.uint64(0xBF58476D1CE4E5B9)
 _MIX2 = np.uint64(0x94D049BB133111EB)
 
 
+class _CrcTable(dict[str, int]):
+    """CRC-32 of each unit's UTF-8, remembered: pages repeat the same characters and words."""
+
+    def __missing__(self, unit: str) -> int:
+        value = self[unit] = zlib.crc32(_UTF8(unit))
+        return value
+
+
+_CRCS = _CrcTable()
+
+
 def _shingle_hashes(units: Sequence[str], width: int) -> npt.NDArray[np.uint64]:
     """64-bit hashes of the overlapping ``width``-grams of ``units``, vectorised.
 
-    Each unit gets a CRC-32 (in C, via map); a shingle's hash is the polynomial of its
-    units' CRCs, finished with the splitmix64 mixer so every bit is well spread.
+    Each unit gets a CRC-32 (remembered per unit, looked up in C via map); a shingle's hash
+    is the polynomial of its units' CRCs, finished with the splitmix64 mixer so every bit is
+    well spread.
     """
-    ids = np.fromiter(map(zlib.crc32, map(_UTF8, units)), dtype=np.uint64, count=len(units))
+    if len(_CRCS) > _CRC_CACHE_LIMIT:
+        _CRCS.clear()
+    ids = np.fromiter(map(_CRCS.__getitem__, units), dtype=np.uint64, count=len(units))
     count = max(1, len(ids) - width + 1)
     h = np.zeros(count, dtype=np.uint64)
     for k in range(min(width, len(ids))):
@@ -75,12 +113,17 @@ def _shingle_hashes(units: Sequence[str], width: int) -> npt.NDArray[np.uint64]:
 def simhash(text_or_tokens: str | Iterable[str]) -> int:
     """64-bit simhash of a text or a token sequence, as a signed int64 (0 for no content)."""
     if isinstance(text_or_tokens, str):
-        text = unicodedata.normalize("NFKC", text_or_tokens[: _MAX_UNITS * 4]).lower()
-        units: list[str] = _UNITS.findall(text)[:_MAX_UNITS]
-        width = _TEXT_SHINGLE
-    else:
-        units = [t.lower() for t in text_or_tokens if t and not t.isspace()][:_MAX_UNITS]
-        width = _TOKEN_SHINGLE
+        return _text_simhash(_folded(text_or_tokens[: _MAX_UNITS * 4]))
+    units = [t.lower() for t in text_or_tokens if t and not t.isspace()][:_MAX_UNITS]
+    return _units_simhash(units, _TOKEN_SHINGLE)
+
+
+def _text_simhash(folded: str) -> int:
+    units: list[str] = _UNITS.findall(folded)[:_MAX_UNITS]
+    return _units_simhash(units, _TEXT_SHINGLE)
+
+
+def _units_simhash(units: list[str], width: int) -> int:
     if not units:
         return 0
     hashes = _shingle_hashes(units, width)

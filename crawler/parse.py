@@ -24,7 +24,7 @@ from lxml import etree
 from crawler.charset import decode_body
 from crawler.dom import BLOCKS, attr, clean, drop, element_text, elements, to_root
 from crawler.feeds import looks_like_feed, parse_feed
-from crawler.fingerprint import content_hash, simhash
+from crawler.fingerprint import content_hash, fingerprints
 from crawler.maintext import main_block
 from crawler.pagekind import Structure, classify
 from crawler.types import Link, Page
@@ -342,6 +342,7 @@ def parse_html(
         logger.warning("could not analyse %s: %r", page_url, exc)
         return _empty(page_url, status)
     kind = classify(page_url, title, text, structure)
+    digest, near = fingerprints(text)
     return Page(
         url=page_url,
         final_url=page_url,
@@ -353,8 +354,8 @@ def parse_html(
         text=text,
         links=links,
         feeds=meta.feeds,
-        content_hash=content_hash(text),
-        simhash=simhash(text),
+        content_hash=digest,
+        simhash=near,
         structure=structure,
         kind=kind.kind,
         kind_evidence=kind.evidence,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from crawler.fingerprint import content_hash, hamming, near_duplicate, simhash
+from crawler.fingerprint import content_hash, fingerprints, hamming, near_duplicate, simhash
 from crawler.parse import parse_html
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "html"
@@ -89,3 +89,25 @@ def test_the_hash_text_collapses_exactly_the_whitespace_it_always_did() -> None:
         text = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 12)))
         folded = unicodedata.normalize("NFKC", text).lower()
         assert normalize_for_hash(text) == re.sub(r"\s+", " ", folded).strip(), repr(text)
+
+
+def test_fingerprints_are_the_stored_values() -> None:
+    """Fingerprints are stored in the database: the values a release computed stay the same
+    (the per-unit CRC table is a cache, not a change of hash)."""
+    assert simhash("国足 今晚 迎战 叙利亚 队") == -1508515034415829866
+    assert simhash("Football match report: Arsenal 2 Chelsea 1.") == -4150682759995145463
+    assert simhash(["国足", "今晚", "迎战", "叙利亚"]) == -8907792949308817344
+    assert content_hash("中超 联赛") == "14afdc223255009e3ab06136dd0b2466ca91e61d"
+
+
+def test_both_fingerprints_at_once_equal_each_alone() -> None:
+    """``fingerprints`` normalises once for both; texts longer than the simhash reads (80,000
+    characters), with characters NFKC widens at the cut, give the same values as alone."""
+    import random
+
+    rng = random.Random(3)
+    alphabet = ["a", "B", " ", "\n", "中", "超", "ﬁ", "Ａ", "１", "，", "é", "\u3000"]
+    texts = ["", "足球", "ﬁ" * 80_001, "x" * 79_999 + "ﬁﬁﬁ" + "y" * 10]
+    texts += ["".join(rng.choices(alphabet, k=rng.choice([3, 500, 90_000]))) for _ in range(12)]
+    for text in texts:
+        assert fingerprints(text) == (content_hash(text), simhash(text))
