@@ -24,10 +24,8 @@ import ipaddress
 import posixpath
 import re
 from collections.abc import Iterable
-from typing import Literal
+from typing import Any, Literal
 from urllib.parse import quote, urljoin, urlsplit
-
-import tldextract
 
 __all__ = [
     "MAX_PATH_DEPTH",
@@ -259,33 +257,43 @@ def host_of(url: str) -> str:
         return ""
 
 
-_EXTRACT = tldextract.TLDExtract(suffix_list_urls=(), cache_dir=None)
+@functools.cache
+def _extractor() -> Any:
+    """tldextract's public suffix matcher, built on first use: importing tldextract imports
+    ``requests`` too (a tenth of a second), which a fetch process that never asks for a
+    registered domain (no cookies, no domain scope) does not need."""
+    import tldextract
+
+    return tldextract.TLDExtract(suffix_list_urls=(), cache_dir=None)
 
 
 @functools.lru_cache(maxsize=8192)
+def _split_host(host: str) -> tuple[str, str]:
+    """(domain label, public suffix) of a host as the public suffix list reads it; either may
+    be "" (an IP address, ``localhost``, a suffix the list does not know)."""
+    host = host.strip().rstrip(".").lower()
+    if host.startswith("["):
+        return "", ""
+    parts = _extractor()(host)
+    return str(parts.domain), str(parts.suffix)
+
+
 def registered_domain(host: str) -> str:
     """The registrable domain of a host (``news.sina.com.cn`` → ``sina.com.cn``).
 
     Uses the public suffix list snapshot bundled with tldextract; never fetches it. IP
     addresses, ``localhost`` and other single-label hosts are returned unchanged.
     """
-    host = host.strip().rstrip(".").lower()
-    if host.startswith("["):
-        return host
-    parts = _EXTRACT(host)
-    if not parts.suffix or not parts.domain:
-        return host
-    return f"{parts.domain}.{parts.suffix}"
+    domain, suffix = _split_host(host)
+    if not suffix or not domain:
+        return host.strip().rstrip(".").lower()
+    return f"{domain}.{suffix}"
 
 
-@functools.lru_cache(maxsize=8192)
 def public_suffix(host: str) -> str:
     """The host's public suffix (``com.cn`` of ``news.sina.com.cn``), "" when the public suffix
     list does not know it (``lab.test``, an IP address, ``localhost``)."""
-    host = host.strip().rstrip(".").lower()
-    if host.startswith("["):
-        return ""
-    return str(_EXTRACT(host).suffix)
+    return _split_host(host)[1]
 
 
 def _strip_www(host: str) -> str:
