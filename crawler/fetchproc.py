@@ -26,6 +26,7 @@ import pickle
 import signal
 import struct
 import sys
+import types
 from collections import Counter
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, Self
@@ -265,11 +266,28 @@ async def _serve() -> None:
     writer.close()
 
 
+def _without_httpx_cli() -> None:
+    """Keep httpx from importing its command-line client (``httpx._main``: click and rich, a
+    seventh of a second of this process's start, which the crawl waits for). httpx imports it
+    only to offer ``httpx.main``, which this process never calls; a stand-in that says so
+    takes its place, unless something imported the real one already."""
+    if "httpx" in sys.modules or "httpx._main" in sys.modules:
+        return
+    stand_in = types.ModuleType("httpx._main")
+
+    def main(*args: object, **kwargs: object) -> None:
+        raise RuntimeError("httpx's command-line client is not loaded in the fetch process")
+
+    stand_in.main = main  # type: ignore[attr-defined]
+    sys.modules["httpx._main"] = stand_in
+
+
 def main() -> None:
     """The child's entry point (``python -m crawler.fetchproc``). Ctrl-C in a terminal reaches
     the whole process group: the crawl's process handles it and closes the child's stdin,
     which stops the child; the child ignores the signal itself."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    _without_httpx_cli()
     asyncio.run(_serve())
 
 

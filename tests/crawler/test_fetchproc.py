@@ -185,6 +185,32 @@ def test_the_package_names_load_on_first_use() -> None:
     assert done.stdout.splitlines() == ["[]", "[]", "[] True"], done.stdout + done.stderr
 
 
+def test_the_fetch_process_loads_neither_httpx_cli_nor_the_suffix_list_until_needed() -> None:
+    """The child starts on what it uses (the crawl waits for it): httpx without its
+    command-line client (click, rich), the URL code without tldextract (and ``requests``)
+    until a registered domain is asked for — and then it gives the right one (fresh
+    interpreter)."""
+    probe = (
+        "import sys, crawler.fetchproc as f\n"
+        "f._without_httpx_cli()\n"
+        "import crawler.fetch, crawler.parse, httpx\n"
+        "later = ('click', 'rich', 'tldextract', 'requests')\n"
+        "print(sorted(m for m in later if m in sys.modules))\n"
+        "from crawler.urls import public_suffix, registered_domain\n"
+        "print(registered_domain('news.sina.com.cn'), public_suffix('a.b.example.co.uk'))\n"
+        "try:\n"
+        "    httpx.main()\n"
+        "except RuntimeError as exc:\n"
+        "    print('cli:', exc)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    assert done.stdout.splitlines() == [
+        "[]",
+        "sina.com.cn co.uk",
+        "cli: httpx's command-line client is not loaded in the fetch process",
+    ], done.stdout + done.stderr
+
+
 def test_auto_fetches_in_a_child_only_for_large_crawls_on_two_cpus(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
