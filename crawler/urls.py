@@ -186,8 +186,26 @@ def _split(url: str) -> tuple[str, str | None, int | None, str, str] | None:
         return None
 
 
+_PLAIN_URL = re.compile(
+    r"(https?)://([a-z0-9\-]+(?:\.[a-z0-9\-]+)*)(/[A-Za-z0-9\-._~/]*)?(?:\?([A-Za-z0-9\-._~=&,]*))?\Z"
+)
+"""A URL already in canonical form but for its query's order and tracking parameters:
+lower-case scheme and host, no port, nothing to re-encode, no fragment (then only dot
+segments, checked apart, need the general path)."""
+
+
 @functools.lru_cache(maxsize=65536)
 def _canonical_absolute(url: str) -> str | None:
+    plain = _PLAIN_URL.match(url)
+    if plain is not None and "/." not in url:
+        scheme, host, path, raw_query = plain.groups()
+        query = _norm_query(raw_query) if raw_query else ""
+        base = f"{scheme}://{host}{path or '/'}"
+        return f"{base}?{query}" if query else base
+    return _canonical_general(url)
+
+
+def _canonical_general(url: str) -> str | None:
     split = _split(url)
     if split is None:
         return None
@@ -209,8 +227,28 @@ def _origin(base: str) -> tuple[str, str]:
     return parts.scheme, f"{parts.scheme}://{parts.netloc}"
 
 
+@functools.lru_cache(maxsize=256)
+def _directory(base: str) -> str | None:
+    """scheme://netloc/path/ of a base URL: its path up to the last slash; None when
+    ``urljoin`` would also rewrite the base's path (empty or dot segments, parameters)."""
+    if not _HTTP_BASE.match(base):
+        return None
+    parts = urlsplit(base)
+    path = parts.path if parts.path.startswith("/") else "/" + parts.path
+    directory = path[: path.rfind("/") + 1]
+    if "//" in directory or "/." in directory:
+        return None
+    return f"{parts.scheme}://{parts.netloc}{directory}"
+
+
+_PLAIN_RELATIVE = re.compile(r"[A-Za-z0-9\-_~][A-Za-z0-9\-._~/]*\Z")
+"""A path relative to the base's directory with nothing ``urljoin`` would treat apart (no
+scheme, query, fragment or backslash; dot and empty segments are checked apart)."""
+
+
 def _join(base: str, ref: str) -> str | None:
-    """``urljoin`` with fast paths for the common absolute and root-relative references."""
+    """``urljoin`` with fast paths for the common absolute, root-relative and plain relative
+    references."""
     head = ref[:8].lower()
     if head.startswith(("http://", "https://")):
         return ref
@@ -219,9 +257,17 @@ def _join(base: str, ref: str) -> str | None:
             return f"{_origin(base)[0]}:{ref}"
         if ref.startswith("/") and ":" not in head and "\\" not in ref:
             return _origin(base)[1] + ref
+        if _PLAIN_RELATIVE.match(ref) and "/." not in ref and "//" not in ref:
+            directory = _directory(base)
+            if directory is not None:
+                return directory + ref
         return urljoin(base, ref)
     except ValueError:
         return None
+
+
+_HTTP_BASE = re.compile(r"https?://[^/?#\\]*(?:/[^?#;\\]*)?(?:[?#].*)?\Z", re.S)
+"""A base ``urljoin`` reads like ``_directory`` does: http(s), no path parameters."""
 
 
 def canonicalize(url: str, base: str | None = None) -> str | None:

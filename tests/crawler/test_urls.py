@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from crawler.urls import canonicalize, host_of, in_scope, registered_domain, trap_reason
 
@@ -134,3 +136,59 @@ def test_infinite_calendar_links_are_all_traps():
         f"http://example.com/calendar?year={2026 + i // 12}&month={i % 12 + 1}" for i in range(60)
     ]
     assert all(trap_reason(link) for link in links)
+
+
+_PIECES = [
+    *"abcXYZ019-._~/?#&=;:%@!$'()*+, \\\t\n中",
+    *("..", "./", "../", "//", "http://", "https://", "HTTP://", "[::1]", ":8080", ":443"),
+    *("utm_source=1", "sid=2", "%2e", "%41", "%zz", "javascript:", "mailto:"),
+]
+_BASES = [
+    "http://a.com",
+    "http://a.com/",
+    "https://a.com/b/c.html",
+    "http://a.com/b/c/?q=/x",
+    "http://A.com/b/./c/../d.html",
+    "http://a.com/b;p/c",
+    "http://a.com/%7Euser/x.html",
+    "http://a.com/b/c.html#f",
+    "HTTP://a.com/x/",
+    "http://a.com:80/x/y",
+    "http://[::1]/a/b",
+    "http://a.com/a/../../b/",
+    "http://a.com/b//c/d",
+    "http://a.com/./b/",
+    "http://a.com?x=1",
+]
+
+
+@settings(max_examples=3000, deadline=None)
+@given(
+    pieces=st.lists(st.sampled_from(_PIECES), max_size=10),
+    base=st.sampled_from(_BASES),
+    absolute=st.sampled_from(["", "http://", "https://", "HTTP://", "http://a.com/"]),
+)
+def test_the_fast_paths_agree_with_the_general_rules(
+    pieces: list[str], base: str, absolute: str
+) -> None:
+    """Plain absolute URLs and plain relative paths skip the general rules (``urlsplit``,
+    ``urljoin``, percent-encoding): whatever the input, the result is the general rules'."""
+    from urllib.parse import urljoin
+
+    from crawler import urls
+
+    ref = absolute + "".join(pieces)
+    if absolute:
+        assert urls._canonical_absolute(ref) == urls._canonical_general(ref)
+    cleaned = ref.strip().replace("\n", "").replace("\t", "").replace("\r", "")
+    try:
+        joined = urls._join(base, cleaned)
+        general = urljoin(base, cleaned)
+    except ValueError:
+        return
+    if (
+        joined is not None
+        and joined != general
+        and not cleaned[:8].lower().startswith(("http://", "https://", "//", "/"))
+    ):
+        assert urls._canonical_general(joined) == urls._canonical_general(general)
