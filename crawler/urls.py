@@ -187,11 +187,13 @@ def _split(url: str) -> tuple[str, str | None, int | None, str, str] | None:
 
 
 _PLAIN_URL = re.compile(
-    r"(https?)://([a-z0-9\-]+(?:\.[a-z0-9\-]+)*)(/[A-Za-z0-9\-._~/]*)?(?:\?([A-Za-z0-9\-._~=&,]*))?\Z"
+    r"(https?)://([a-z0-9\-_]+(?:\.[a-z0-9\-_]+)*)(/[A-Za-z0-9\-._~/]*)?"
+    r"(?:\?([A-Za-z0-9\-._~=&,]*))?(?:#.*)?\Z",
+    re.S,
 )
-"""A URL already in canonical form but for its query's order and tracking parameters:
-lower-case scheme and host, no port, nothing to re-encode, no fragment (then only dot
-segments, checked apart, need the general path)."""
+"""A URL already in canonical form but for its query's order and tracking parameters and its
+fragment: lower-case scheme and host, no port, nothing to re-encode (dot segments, checked
+apart, still need the general path)."""
 
 
 @functools.lru_cache(maxsize=65536)
