@@ -18,12 +18,13 @@ from __future__ import annotations
 import hashlib
 import operator
 import re
-import unicodedata
 import zlib
 from collections.abc import Iterable, Sequence
 
 import numpy as np
 import numpy.typing as npt
+
+from crawler.fold import fold
 
 __all__ = [
     "content_hash",
@@ -47,12 +48,7 @@ def normalize_for_hash(text: str) -> str:
     """NFKC (full-width → half-width), lower case, whitespace collapsed and trimmed."""
     # str.split() and the pattern \s+ agree on what is whitespace (str.isspace); the split is
     # three times faster on a page's text
-    return " ".join(_folded(text).split())
-
-
-def _folded(text: str) -> str:
-    """NFKC and lower case: what both fingerprints read."""
-    return unicodedata.normalize("NFKC", text).lower()
+    return " ".join(fold(text).split())
 
 
 def _hex_digest(folded: str) -> str:
@@ -62,13 +58,13 @@ def _hex_digest(folded: str) -> str:
 
 def content_hash(text: str) -> str:
     """Exact fingerprint of the normalised text: 40 hex digits (blake2b-160)."""
-    return _hex_digest(_folded(text))
+    return _hex_digest(fold(text))
 
 
 def fingerprints(text: str) -> tuple[str, int]:
     """``(content_hash(text), simhash(text))``, normalising the text once for both."""
-    folded = _folded(text)
-    head = folded if len(text) <= _MAX_UNITS * 4 else _folded(text[: _MAX_UNITS * 4])
+    folded = fold(text)
+    head = folded if len(text) <= _MAX_UNITS * 4 else fold(text[: _MAX_UNITS * 4])
     return _hex_digest(folded), _text_simhash(head)
 
 
@@ -113,7 +109,7 @@ def _shingle_hashes(units: Sequence[str], width: int) -> npt.NDArray[np.uint64]:
 def simhash(text_or_tokens: str | Iterable[str]) -> int:
     """64-bit simhash of a text or a token sequence, as a signed int64 (0 for no content)."""
     if isinstance(text_or_tokens, str):
-        return _text_simhash(_folded(text_or_tokens[: _MAX_UNITS * 4]))
+        return _text_simhash(fold(text_or_tokens[: _MAX_UNITS * 4]))
     units = [t.lower() for t in text_or_tokens if t and not t.isspace()][:_MAX_UNITS]
     return _units_simhash(units, _TOKEN_SHINGLE)
 

@@ -22,12 +22,13 @@ import os
 import re
 import tempfile
 import threading
-import unicodedata
 import warnings
 from collections.abc import Iterable
 from operator import itemgetter
 from pathlib import Path
 from typing import Any
+
+from crawler.fold import fold
 
 logger = logging.getLogger(__name__)
 
@@ -123,8 +124,8 @@ def _add(jieba: Any, word: str) -> None:
 
 
 def normalize(text: str) -> str:
-    """Fold full-width forms to half-width (NFKC) and lowercase."""
-    return unicodedata.normalize("NFKC", text).lower()
+    """Fold full-width forms to half-width (NFKC) and lowercase (``crawler.fold``)."""
+    return fold(text)
 
 
 _SHORT = 80
