@@ -458,3 +458,19 @@ def test_charset_header_bom_meta_detection(
     from crawler.charset import decode_body
 
     assert decode_body(body, content_type) == (text, encoding)
+
+
+def test_an_undeclared_utf8_page_needs_no_detection(monkeypatch: pytest.MonkeyPatch):
+    """Valid UTF-8 with no charset anywhere is read as UTF-8 without running detection (it
+    reads 64 KB); undeclared GBK still goes to detection."""
+    from crawler import charset
+
+    calls: list[int] = []
+    detect = charset._detect
+    monkeypatch.setattr(charset, "_detect", lambda body: calls.append(1) or detect(body))
+    page = "<title>多地项目连环爆雷</title><p>足球新闻，“暗伤”曝露？</p>"
+    assert charset.decode_body(page.encode(), None) == (page, "utf-8")
+    assert charset.decode_body(b"<p>plain ascii</p>", None) == ("<p>plain ascii</p>", "utf-8")
+    assert not calls
+    assert charset.decode_body(page.encode("gbk"), None) == (page, "gb18030")
+    assert calls == [1]
