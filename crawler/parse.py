@@ -194,8 +194,9 @@ class _Context:
         return text[start : start + _CONTEXT_CHARS].strip()
 
 
-def _anchor_text(a: etree._Element) -> str:
-    text = element_text(a)
+def _anchor_text(a: etree._Element, text: str) -> str:
+    """The anchor's text (``text``: its element text), else an image's alt or title text, else
+    the anchor's title."""
     if text:
         return text
     for img in elements(a, "img"):
@@ -205,11 +206,16 @@ def _anchor_text(a: etree._Element) -> str:
     return clean(a.get("title"))
 
 
-def _links(root: etree._Element, base: str) -> list[Link]:
+def _links(root: etree._Element, base: str) -> tuple[list[Link], int]:
+    """The page's links, and the characters of text inside its ``<a>`` elements (all of
+    them, with an href or not: the page kind's link density)."""
     found: dict[str, Link] = {}
     resolved: dict[str, str | None] = {}  # pages repeat their hrefs (nav, teasers, images)
     context = _Context()
+    link_chars = 0
     for a in elements(root, "a", "area"):
+        text = element_text(a) if a.tag == "a" else ""
+        link_chars += len(text)
         href = a.get("href")
         if not href or href[0] == "#":
             continue
@@ -221,7 +227,7 @@ def _links(root: etree._Element, base: str) -> list[Link]:
         previous = found.get(url)
         if previous is not None and previous.anchor:
             continue
-        anchor = _anchor_text(a)
+        anchor = _anchor_text(a, text if a.tag == "a" else element_text(a))
         if previous is not None and not anchor:
             continue
         rel = a.get("rel")
@@ -231,7 +237,7 @@ def _links(root: etree._Element, base: str) -> list[Link]:
             context=context.around(a, anchor),
             nofollow=bool(rel) and not _NOFOLLOW.isdisjoint(str(rel).lower().split()),
         )
-    return list(found.values())
+    return list(found.values()), link_chars
 
 
 _DATE_META = frozenset(
@@ -282,10 +288,9 @@ def _ld_types(root: etree._Element) -> list[str]:
     return found
 
 
-def _structure(root: etree._Element, meta: _Meta, links: list[Link]) -> Structure:
+def _structure(root: etree._Element, meta: _Meta, links: list[Link], link_chars: int) -> Structure:
     body = root.find("body")
     h1 = next((element_text(el) for el in elements(root, "h1")), "")
-    link_chars = sum(len(element_text(a)) for a in elements(root, "a"))
     return Structure(
         text_chars=len(element_text(body if body is not None else root)),
         link_chars=link_chars,
@@ -333,8 +338,8 @@ def parse_html(
         base = _base_url(root, page_url)
         meta = _Meta(root, base)
         title = _title(root, meta)
-        links = _links(root, base)
-        structure = _structure(root, meta, links)
+        links, link_chars = _links(root, base)
+        structure = _structure(root, meta, links, link_chars)
         structure.ld_types = ld_types
         text, structure.main_link_chars = main_block(root)
         structure.main_chars = len(text)
