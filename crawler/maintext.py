@@ -40,8 +40,9 @@ def _block_lines(el: etree._Element) -> str:
                 node.text = "\n" + node.text if node.text else "\n"
     except ValueError:  # control characters in the text: lxml refuses to write them back
         return _block_lines_walk(el)
-    lines = (" ".join(line.split()) for line in TEXT_OF(el).split("\n"))
-    return "\n".join(line for line in lines if line)
+    # most lines are empty (two newlines mark each block): skipped before any splitting
+    lines = TEXT_OF(el).split("\n")
+    return "\n".join([" ".join(line.split()) for line in lines if line and not line.isspace()])
 
 
 def _block_lines_walk(el: etree._Element) -> str:

@@ -474,3 +474,18 @@ def test_an_undeclared_utf8_page_needs_no_detection(monkeypatch: pytest.MonkeyPa
     assert not calls
     assert charset.decode_body(page.encode("gbk"), None) == (page, "gb18030")
     assert calls == [1]
+
+
+def test_main_text_lines_collapse_every_kind_of_whitespace():
+    """One line per block or ``<br>``, words joined by one space whatever whitespace separated
+    them (ideographic, no-break, line separator, CR), blank blocks dropped."""
+    from crawler.dom import to_root
+    from crawler.maintext import main_text
+
+    html = (
+        "<html><body><p>a \u2028 b\u3000c</p>\n\n<p> \u00a0 </p><div>c\r\nd<br>e  "
+        "<span> f</span></div><ul><li>g</li><li> </li></ul></body></html>"
+    )
+    root = to_root(html)
+    assert root is not None
+    assert main_text(root) == "a b c\nc\nd\ne f\ng"
