@@ -47,7 +47,6 @@ logger = logging.getLogger(__name__)
 __all__ = ["TopicProfile", "split_terms"]
 
 _SPLIT = re.compile(r"[,，、;；|\n\t]+")
-_CJK = re.compile(r"[\u4e00-\u9fff]")
 
 _DEFAULTS: dict[str, float] = {
     "synonym_weight": 1.0,
@@ -370,10 +369,10 @@ class _Index:
         self.phrases: dict[str, list[tuple[tuple[str, ...], str]]] = {}
         self._memo: dict[str, object] = {}
         for term in sorted(weights, key=lambda t: -weights[t]):
-            toks = textmod.tokenize(term) if not _CJK.search(term) or " " in term else [term]
+            toks = textmod.tokenize(term) if not textmod.has_han(term) or " " in term else [term]
             if len(toks) == 1:
                 self.single.setdefault(toks[0], term)
-                if _CJK.search(term) and len(term) >= 2:
+                if textmod.has_han(term) and len(term) >= 2:
                     self.cjk.append(term)
             elif toks:
                 self.phrases.setdefault(toks[0], []).append((tuple(toks), term))
