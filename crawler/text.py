@@ -16,6 +16,7 @@ jieba is imported and its dictionary loaded lazily, once per process, on first u
 from __future__ import annotations
 
 import functools
+import importlib.util
 import logging
 import marshal
 import os
@@ -77,6 +78,36 @@ _ascii_words: list[str] = []
 """The dictionary's ASCII words of two characters or more (jieba's own has a handful, such as
 ``c++``; the user's and learned English terms are added): the only words that can make jieba
 cut a run of ASCII letters, digits and ``+#&._%-`` other than by its plain rule."""
+_ascii_jieba: Any = None
+"""Until the dictionary is needed: a jieba tokenizer that holds only the dictionary's ASCII
+entries (55 of ~500,000 words and prefixes) and its total frequency. jieba cuts an ASCII run by
+looking up the run's own substrings — ASCII all — and the total, so this tokenizer cuts every
+ASCII run exactly as the whole dictionary does, and takes ASCII words (``add_word``,
+``suggest_freq``) exactly as it does, for a fifth of the start-up and none of its 70 MB. A
+Chinese block, or a word that is not ASCII, loads the dictionary."""
+_ascii_off = False
+"""A word that is not ASCII was added: its frequency counts in the total, and only the whole
+dictionary can weigh it, so the ASCII tokenizer is given up."""
+
+_RUNS = re.compile("([\u4e00-\u9fd5a-zA-Z0-9+#&\\._%\\-]+)", re.U)
+"""jieba's ``re_han_default``: the runs it segments; the text between them is cut by
+``_gap_tokens`` (``tests/crawler/test_text.py`` checks the patterns are jieba's)."""
+_GAP = re.compile("(\r\n|\\s)", re.U)
+"""jieba's ``re_skip_default``: what it keeps whole between runs (whitespace, CR LF)."""
+_ASCII_PARTS = re.compile(r"([a-zA-Z0-9]+(?:\.\d+)?%?)")
+"""``jieba.finalseg.re_skip``: how jieba's HMM stage splits an ASCII run."""
+
+
+def _import_jieba() -> Any:
+    with warnings.catch_warnings():
+        # jieba's regexes use invalid escape sequences (SyntaxWarning at compile)
+        warnings.simplefilter("ignore", SyntaxWarning)
+        warnings.simplefilter("ignore", DeprecationWarning)
+        warnings.simplefilter("ignore", ResourceWarning)  # jieba leaves idf.txt open
+        import jieba
+
+    jieba.setLogLevel(logging.WARNING)
+    return jieba
 
 
 def _load() -> Any:
@@ -85,17 +116,12 @@ def _load() -> Any:
     if _jieba is None:
         with _lock:
             if _jieba is None:
-                with warnings.catch_warnings():
-                    # jieba's regexes use invalid escape sequences (SyntaxWarning at compile)
-                    warnings.simplefilter("ignore", SyntaxWarning)
-                    warnings.simplefilter("ignore", DeprecationWarning)
-                    warnings.simplefilter("ignore", ResourceWarning)  # jieba leaves idf.txt open
-                    import jieba
-
-                jieba.setLogLevel(logging.WARNING)
+                jieba = _import_jieba()
                 jieba.initialize()
                 freq = jieba.dt.FREQ  # ~500,000 words and prefixes: the ASCII ones first, in C
-                _ascii_words.extend(w for w in filter(str.isascii, freq) if len(w) > 1 and freq[w])
+                ascii_freq = {w: freq[w] for w in filter(str.isascii, freq)}
+                _save_ascii_table(ascii_freq, jieba.dt.total)
+                _note_ascii_words(w for w, f in ascii_freq.items() if f)
                 for word in _pending:
                     _add(jieba, word)
                 _pending.clear()
@@ -103,24 +129,93 @@ def _load() -> Any:
     return _jieba
 
 
+def _ascii_segmenter() -> Any:
+    """What cuts an ASCII run: the dictionary once loaded, else the ASCII tokenizer (built
+    from the table the first load saved; without that table, the dictionary is loaded)."""
+    global _ascii_jieba
+    if _jieba is not None:
+        return _jieba
+    if _ascii_jieba is None and not _ascii_off:
+        with _lock:
+            if _jieba is None and _ascii_jieba is None and not _ascii_off:
+                table = _ascii_table()
+                if table is not None and all(w.isascii() for w in _pending):
+                    tokenizer = _import_jieba().Tokenizer()
+                    tokenizer.FREQ, tokenizer.total = table
+                    tokenizer.initialized = True
+                    _note_ascii_words(w for w, f in tokenizer.FREQ.items() if f)
+                    for word in _pending:
+                        _add(tokenizer, word)
+                    _ascii_jieba = tokenizer
+    return _jieba or _ascii_jieba or _load()
+
+
+def _note_ascii_words(words: Iterable[str]) -> None:
+    known = set(_ascii_words)
+    for word in words:
+        if len(word) > 1 and word.isascii() and word not in known:
+            _ascii_words.append(word)
+            known.add(word)
+
+
+def _ascii_table_path() -> Path | None:
+    """Where the ASCII entries of jieba's bundled dictionary are kept, named after the
+    dictionary file's size and modification time (None: jieba is not installed)."""
+    spec = importlib.util.find_spec("jieba")
+    if spec is None or spec.origin is None:
+        return None
+    try:
+        stat = (Path(spec.origin).parent / "dict.txt").stat()
+    except OSError:
+        return None
+    name = f"timelypush.jieba-ascii.{stat.st_size}.{stat.st_mtime_ns}.marshal"
+    return Path(tempfile.gettempdir()) / name
+
+
+def _ascii_table() -> tuple[dict[str, int], int] | None:
+    path = _ascii_table_path()
+    if path is None or not _own_private_file(path):
+        return None
+    try:
+        # our own file (only we can write it); marshal builds data, it runs no code
+        freq, total = marshal.loads(path.read_bytes())  # noqa: S302
+    except (OSError, EOFError, ValueError, TypeError):
+        return None
+    if not isinstance(freq, dict) or not isinstance(total, int) or total <= 0:
+        return None
+    return dict(freq), total
+
+
+def _save_ascii_table(freq: dict[str, int], total: int) -> None:
+    path = _ascii_table_path()
+    if path is None or _own_private_file(path):
+        return
+    try:  # written whole, then renamed: a concurrent reader never sees half a file
+        with tempfile.NamedTemporaryFile(dir=path.parent, delete=False) as out:
+            out.write(marshal.dumps((freq, int(total))))
+        os.replace(out.name, path)
+    except OSError as exc:
+        logger.debug("ASCII dictionary table not written: %s", exc)
+
+
 def load(*, idf: bool = True) -> None:
     """Load the dictionary, and the IDF table unless ``idf`` is false, now rather than when
     first needed (e.g. while another process starts). The judgment reads the IDF table only for
     words with a Han character (``background_weight``), so a default crawl of pages without
     them never needs its 40 MB; the term learner (``extract_keywords``) and the ``vsm`` scorer
-    read it for any text."""
+    read it for any text. Without the IDF table, only what cuts ASCII text is made ready: the
+    dictionary itself waits for the first Chinese word (``_ascii_jieba``)."""
     if idf:
         idf_table()
     else:
-        _load()
+        _ascii_segmenter()
 
 
 def _add(jieba: Any, word: str) -> None:
     # freq=None lets jieba pick a frequency high enough that the word is kept whole
     jieba.add_word(word)
     jieba.suggest_freq(word, tune=True)
-    if len(word) > 1 and word.isascii():
-        _ascii_words.append(word)
+    _note_ascii_words([word])
 
 
 def normalize(text: str) -> str:
@@ -187,8 +282,7 @@ def _raw_tokens(norm: str) -> list[str]:
 def _split(norm: str) -> list[str]:
     """The blocks jieba segments independently of each other (``jieba.cut`` splits its input
     on the same pattern first), so cutting block by block gives exactly its tokens."""
-    jieba = _jieba or _load()
-    return [b for b in jieba.re_han_default.split(norm) if b]
+    return [b for b in _RUNS.split(norm) if b]
 
 
 def _cut(block: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
@@ -201,19 +295,22 @@ def _cut(block: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
         hit = _blocks_old.get(block)
         if hit is None:
             epoch = _epoch
-            if (
-                block.isascii()
-                and _jieba.re_han_default.fullmatch(block)  # a run jieba segments, not a gap
-                and not any(w in block for w in _ascii_words)
-            ):
-                # English words, numbers, "3-1", "u.s.": with no dictionary word inside, jieba's
-                # DAG takes it character by character and hands the whole run to its HMM
-                # segmenter, which splits it into runs of letters and digits (with a decimal
-                # part and a %) and single other characters; done here directly (2.5× faster
-                # on English text, cold)
-                raw: tuple[str, ...] = tuple(x for x in _jieba.finalseg.re_skip.split(block) if x)
+            raw: tuple[str, ...]
+            if not _RUNS.fullmatch(block):
+                raw = _gap_tokens(block)  # between runs: no dictionary involved
+            elif block.isascii():
+                segmenter = _ascii_segmenter()  # also makes ``_ascii_words`` complete
+                if not any(w in block for w in _ascii_words):
+                    # English words, numbers, "3-1", "u.s.": with no dictionary word inside,
+                    # jieba's DAG takes it character by character and hands the whole run to
+                    # its HMM segmenter, which splits it into runs of letters and digits (with
+                    # a decimal part and a %) and single other characters; done here directly
+                    # (2.5× faster on English text, cold)
+                    raw = tuple(x for x in _ASCII_PARTS.split(block) if x)
+                else:
+                    raw = tuple(segmenter.lcut(block))
             else:
-                raw = tuple(_jieba.lcut(block))
+                raw = tuple((_jieba or _load()).lcut(block))
             words = tuple(t for t in raw if _WORD.search(t) and not t.isspace())
             hit = (raw, raw if words == raw else words)
             if epoch != _epoch:  # the dictionary changed meanwhile (another thread)
@@ -222,6 +319,12 @@ def _cut(block: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
             _blocks_old, _blocks = _blocks, {}
         _blocks[block] = hit
     return hit
+
+
+def _gap_tokens(block: str) -> tuple[str, ...]:
+    """jieba's tokens of the text between two runs: each whitespace character (or CR LF)
+    whole, every other character alone."""
+    return tuple(t for x in _GAP.split(block) for t in ((x,) if _GAP.match(x) else x))
 
 
 def clear_cache() -> None:
@@ -257,10 +360,23 @@ def add_words(words: Iterable[str]) -> None:
                 continue
             if _jieba is None:  # the dictionary is loaded when first needed, then adds them
                 _pending.append(word)
+                _take_word_before_the_dictionary(word)
             else:
                 _add(_jieba, word)
             _added.add(word)
         _forget()  # remembered segmentations may split the new words
+
+
+def _take_word_before_the_dictionary(word: str) -> None:
+    """An ASCII word goes into the ASCII tokenizer too (under the lock); any other word makes
+    it useless (see ``_ascii_off``)."""
+    global _ascii_jieba, _ascii_off
+    if word.isascii():
+        _note_ascii_words([word])
+        if _ascii_jieba is not None:
+            _add(_ascii_jieba, word)
+    else:
+        _ascii_jieba, _ascii_off = None, True
 
 
 def is_stopword(tok: str) -> bool:

@@ -164,6 +164,7 @@ _ENGLISH = """
 import json
 import jieba
 from crawler import text
+text._load()  # the dictionary itself, to compare with jieba.lcut
 sentence = (
     "Manchester United's 3-1 win: the footballer scored twice in 2005 at Old Trafford; "
     "U.S. shares rose 4.5% and C++ coders at AT&T cheered_loudly"
@@ -198,13 +199,13 @@ def test_english_text_never_loads_the_table_that_weighs_chinese_words() -> None:
     probe = (
         "from crawler import text\n"
         "text.load(idf=False)\n"
-        "print(text._jieba is not None, text._idf is None)\n"
+        "print(text._idf is None)\n"
         "w = text.background_weight\n"
         "print(w('football'), w('café'), text._idf is None)\n"
         "print(text.background_weight('中国') < 1, text._idf is None)\n"
     )
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
-    assert done.stdout.splitlines() == ["True True", "1.0 1.0 True", "True False"], done.stderr
+    assert done.stdout.splitlines() == ["True", "1.0 1.0 True", "True False"], done.stderr
 
 
 def test_every_word_of_the_idf_table_has_a_han_character() -> None:
@@ -212,3 +213,80 @@ def test_every_word_of_the_idf_table_has_a_han_character() -> None:
     idf, _median = text.idf_table()
     assert len(idf) > 200_000
     assert all(re.search(r"[\u4e00-\u9fff]", word) for word in idf if not word.isascii())
+
+
+def test_jiebas_patterns_are_the_ones_copied() -> None:
+    """Runs, the text between them and the parts of an ASCII run are found without importing
+    jieba, by copies of its own patterns."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        import jieba
+        import jieba.finalseg
+
+    for ours, theirs in (
+        (text._RUNS, jieba.re_han_default),
+        (text._GAP, jieba.re_skip_default),
+        (text._ASCII_PARTS, jieba.finalseg.re_skip),
+    ):
+        assert (ours.pattern, ours.flags) == (theirs.pattern, theirs.flags)
+
+
+_WITHOUT_DICTIONARY = """
+import json, random, sys
+from crawler import text
+if sys.argv[1] == "dictionary":
+    text._load()
+else:
+    text.load(idf=False)
+pieces = ["foot", "ball", "er", "s", "c++", "at&t", "c#", "3g", "-", ".", "_", "%", "4.5",
+          "2005", "man", "chester", " ", ", ", "é", "—", "“", "…", "\\n", "\\r\\n", "\\t"]
+rng = random.Random(5)
+texts = ["".join(rng.choice(pieces) for _ in range(rng.randint(1, 12))) for _ in range(3000)]
+runs = []
+for words in ([], ["football", "sports", "c+"], ["man", "3g", "ball", "s", "a-b"]):
+    text.add_words(words)
+    runs.append([text._raw_tokens(text.normalize(t)) for t in texts])
+print(json.dumps([text._jieba is not None, runs]))
+"""
+
+
+def test_english_is_cut_as_by_the_dictionary_without_loading_it() -> None:
+    """With the table of the dictionary's ASCII entries saved (by any earlier load), ASCII
+    text and the text between runs are cut — words added before and after included — exactly
+    as with the whole dictionary loaded, and the dictionary is never loaded (fresh
+    interpreters)."""
+
+    def run(mode: str) -> list[object]:
+        done = subprocess.run(
+            [sys.executable, "-c", _WITHOUT_DICTIONARY, mode],
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        return list(json.loads(done.stdout))
+
+    loaded, with_dictionary = run("dictionary")  # also saves the table
+    assert loaded
+    loaded, without = run("table")
+    assert not loaded
+    assert without == with_dictionary
+
+
+def test_chinese_text_or_a_word_that_is_not_ascii_loads_the_dictionary() -> None:
+    probe = (
+        "from crawler import text\n"
+        "text.load(idf=False)\n"
+        "text.add_words(['football'])\n"
+        "before = text._jieba is None\n"
+        "text.tokenize('footballers and football')\n"
+        "english = text._jieba is None\n"
+        "text.add_words(['café'])\n"
+        "text.tokenize('football')\n"
+        "accented = text._jieba is not None\n"
+        "print(before, english, accented, text.tokenize('中超足球')[:1])\n"
+    )
+    subprocess.run(  # the table of ASCII entries exists once the dictionary was loaded
+        [sys.executable, "-c", "from crawler import text; text._load()"], check=True
+    )
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    assert done.stdout.split() == ["True", "True", "True", "['中超']"], done.stderr
