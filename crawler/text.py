@@ -10,7 +10,9 @@
   stay one token instead of being cut into characters.
 * ``extract_keywords`` is jieba's TF-IDF keyword extraction, used for pseudo-relevance feedback.
 
-jieba is imported and its dictionary loaded lazily, once per process, on first use.
+jieba is imported and its dictionary loaded lazily, once per process, on first use; text
+without Chinese is cut exactly as with the dictionary by a tokenizer that holds only its ASCII
+entries (``_ascii_jieba``), so an English crawl never loads it.
 """
 
 from __future__ import annotations
