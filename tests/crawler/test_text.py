@@ -194,8 +194,8 @@ def test_english_words_segment_exactly_as_jieba_with_and_without_added_words() -
 
 
 def test_english_text_never_loads_the_table_that_weighs_chinese_words() -> None:
-    """``load(idf=False)`` loads the dictionary alone, and weighing English words does not
-    load the IDF table; the first Chinese word does (fresh interpreter)."""
+    """``load(idf=False)`` leaves the IDF table unloaded, and weighing English words does not
+    load it; the first Chinese word does (fresh interpreter)."""
     probe = (
         "from crawler import text\n"
         "text.load(idf=False)\n"
