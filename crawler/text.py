@@ -176,13 +176,10 @@ def _ascii_table_path() -> Path | None:
 
 def _ascii_table() -> tuple[dict[str, int], int] | None:
     path = _ascii_table_path()
-    if path is None or not _own_private_file(path):
+    data = _read_cache(path) if path is not None else None
+    if not isinstance(data, tuple) or len(data) != 2:
         return None
-    try:
-        # our own file (only we can write it); marshal builds data, it runs no code
-        freq, total = marshal.loads(path.read_bytes())  # noqa: S302
-    except (OSError, EOFError, ValueError, TypeError):
-        return None
+    freq, total = data
     if not isinstance(freq, dict) or not isinstance(total, int) or total <= 0:
         return None
     return dict(freq), total
@@ -190,14 +187,31 @@ def _ascii_table() -> tuple[dict[str, int], int] | None:
 
 def _save_ascii_table(freq: dict[str, int], total: int) -> None:
     path = _ascii_table_path()
-    if path is None or _own_private_file(path):
-        return
-    try:  # written whole, then renamed: a concurrent reader never sees half a file
+    if path is not None and not _own_private_file(path):
+        _write_cache(path, (freq, int(total)))
+
+
+def _read_cache(path: Path) -> object:
+    """What a cache file of ours holds (None: no such file of ours, or unreadable). Only a
+    file this user owns and nobody else may write is read; marshal builds data, it runs no
+    code."""
+    if not _own_private_file(path):
+        return None
+    try:
+        return marshal.loads(path.read_bytes())  # noqa: S302
+    except (OSError, EOFError, ValueError, TypeError):
+        return None
+
+
+def _write_cache(path: Path, data: tuple[dict[str, Any], Any]) -> None:
+    """Write a cache file whole, then rename it into place: a concurrent reader never sees
+    half a file. A cache that cannot be written is only logged."""
+    try:
         with tempfile.NamedTemporaryFile(dir=path.parent, delete=False) as out:
-            out.write(marshal.dumps((freq, int(total))))
+            out.write(marshal.dumps(data))
         os.replace(out.name, path)
     except OSError as exc:
-        logger.debug("ASCII dictionary table not written: %s", exc)
+        logger.debug("cache %s not written: %s", path.name, exc)
 
 
 def load(*, idf: bool = True) -> None:
@@ -437,21 +451,13 @@ def _cached_idf(path: Path, cache_dir: Path) -> tuple[dict[str, float], float]:
     tenths of a second at every start, loading the cache a few hundredths."""
     stat = path.stat()
     cache = cache_dir / f"timelypush.idf.{stat.st_size}.{stat.st_mtime_ns}.marshal"
-    try:
-        if _own_private_file(cache):
-            # our own file (only we can write it); marshal builds data, it runs no code
-            freq, median = marshal.loads(cache.read_bytes())  # noqa: S302
-            if isinstance(freq, dict) and freq and isinstance(median, float):
-                return freq, median
-    except (OSError, EOFError, ValueError, TypeError):
-        pass
+    data = _read_cache(cache)
+    if isinstance(data, tuple) and len(data) == 2:
+        freq, median = data
+        if isinstance(freq, dict) and freq and isinstance(median, float):
+            return freq, median
     table = _read_idf(path)
-    try:  # written whole, then renamed: a concurrent reader never sees half a file
-        with tempfile.NamedTemporaryFile(dir=cache_dir, delete=False) as out:
-            out.write(marshal.dumps(table))
-        os.replace(out.name, cache)
-    except OSError as exc:
-        logger.debug("IDF cache not written: %s", exc)
+    _write_cache(cache, table)
     return table
 
 
