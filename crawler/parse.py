@@ -214,8 +214,9 @@ def _links(root: etree._Element, base: str) -> tuple[list[Link], int]:
     context = _Context()
     link_chars = 0
     for a in elements(root, "a", "area"):
-        text = element_text(a) if a.tag == "a" else ""
-        link_chars += len(text)
+        text = element_text(a)
+        if a.tag == "a":
+            link_chars += len(text)
         href = a.get("href")
         if not href or href[0] == "#":
             continue
@@ -227,7 +228,7 @@ def _links(root: etree._Element, base: str) -> tuple[list[Link], int]:
         previous = found.get(url)
         if previous is not None and previous.anchor:
             continue
-        anchor = _anchor_text(a, text if a.tag == "a" else element_text(a))
+        anchor = _anchor_text(a, text)
         if previous is not None and not anchor:
             continue
         rel = a.get("rel")

@@ -316,14 +316,14 @@ def _extractor() -> Any:
 
 
 @functools.lru_cache(maxsize=8192)
-def _split_host(host: str) -> tuple[str, str]:
-    """(domain label, public suffix) of a host as the public suffix list reads it; either may
-    be "" (an IP address, ``localhost``, a suffix the list does not know)."""
+def _split_host(host: str) -> tuple[str, str, str]:
+    """(host cleaned up, domain label, public suffix) as the public suffix list reads the host;
+    the last two may be "" (an IP address, ``localhost``, a suffix the list does not know)."""
     host = host.strip().rstrip(".").lower()
     if host.startswith("["):
-        return "", ""
+        return host, "", ""
     parts = _extractor()(host)
-    return str(parts.domain), str(parts.suffix)
+    return host, str(parts.domain), str(parts.suffix)
 
 
 def registered_domain(host: str) -> str:
@@ -332,16 +332,14 @@ def registered_domain(host: str) -> str:
     Uses the public suffix list snapshot bundled with tldextract; never fetches it. IP
     addresses, ``localhost`` and other single-label hosts are returned unchanged.
     """
-    domain, suffix = _split_host(host)
-    if not suffix or not domain:
-        return host.strip().rstrip(".").lower()
-    return f"{domain}.{suffix}"
+    host, domain, suffix = _split_host(host)
+    return f"{domain}.{suffix}" if suffix and domain else host
 
 
 def public_suffix(host: str) -> str:
     """The host's public suffix (``com.cn`` of ``news.sina.com.cn``), "" when the public suffix
     list does not know it (``lab.test``, an IP address, ``localhost``)."""
-    return _split_host(host)[1]
+    return _split_host(host)[2]
 
 
 def _strip_www(host: str) -> str:
