@@ -23,7 +23,7 @@ import re
 
 import charset_normalizer
 
-__all__ = ["decode_body", "normalize_charset", "sniff_meta_charset"]
+__all__ = ["decode_body", "decode_with_source", "normalize_charset", "sniff_meta_charset"]
 
 _ALIASES = {
     "gb2312": "gb18030",
@@ -96,6 +96,14 @@ def _strict(body: bytes, encoding: str) -> str | None:
 
 def decode_body(body: bytes, content_type: str | None) -> tuple[str, str]:
     """Decode a response body; returns ``(text, encoding)`` and never raises on bad bytes."""
+    text, encoding, _ = decode_with_source(body, content_type)
+    return text, encoding
+
+
+def decode_with_source(body: bytes, content_type: str | None) -> tuple[str, str, bytes | None]:
+    """``decode_body``, plus the body's bytes (after any byte-order mark) when the text is
+    their exact UTF-8 decoding (else None): an HTML parser reads those without the text being
+    encoded again."""
     header = None
     if content_type:
         match = _HEADER_CHARSET.search(content_type)
@@ -112,15 +120,15 @@ def decode_body(body: bytes, content_type: str | None) -> tuple[str, str]:
     for encoding in dict.fromkeys(candidates):
         text = _strict(body, encoding)
         if text is not None:
-            return text, encoding
+            return text, encoding, body if encoding == "utf-8" else None
     if declared:  # a few bad bytes in a declared charset: keep it, mark the damage
         text = body.decode(declared[0], errors="replace")
         if text.count("\ufffd") <= max(8, len(text) // 200):
-            return text, declared[0]
+            return text, declared[0], None
     detected = _detect(body) if body else None
     if detected is not None:
         text = _strict(body, detected)
         if text is not None:
-            return text, detected
+            return text, detected, body if detected == "utf-8" else None
     encoding = declared[0] if declared else detected or "utf-8"
-    return body.decode(encoding, errors="replace"), encoding
+    return body.decode(encoding, errors="replace"), encoding, None

@@ -30,7 +30,6 @@ import httpx
 
 from crawler.aionet import use_asyncio_backend
 from crawler.body import ACCEPT, ACCEPT_ENCODING, content_kind, read_limited, sniff_markup
-from crawler.charset import decode_body
 from crawler.errors import (
     BlockedURL,
     ConfigError,
@@ -298,8 +297,12 @@ class Fetcher:
                 last_modified=headers.get("last-modified") or last_modified,
                 not_modified=True,
             )
-        text, _ = decode_body(response.body, headers.get("content-type"))
-        page = parse_html(text, response.url, status=response.status)
+        page = parse_html(
+            response.body,
+            response.url,
+            status=response.status,
+            content_type=headers.get("content-type"),
+        )
         page.url = url
         page.etag = headers.get("etag")
         page.last_modified = headers.get("last-modified")

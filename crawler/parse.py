@@ -21,7 +21,7 @@ import logging
 
 from lxml import etree
 
-from crawler.charset import decode_body
+from crawler.charset import decode_body, decode_with_source
 from crawler.dom import BLOCKS, attr, clean, drop, element_text, elements, to_root
 from crawler.feeds import looks_like_feed, parse_feed
 from crawler.fingerprint import content_hash, fingerprints
@@ -314,22 +314,30 @@ def _empty(url: str, status: int) -> Page:
 
 
 def parse_html(
-    html_text: str | bytes, url: str, *, status: int = 200, encoding: str | None = None
+    html_text: str | bytes,
+    url: str,
+    *,
+    status: int = 200,
+    encoding: str | None = None,
+    content_type: str | None = None,
 ) -> Page:
     """Analyse an HTML page (or an RSS/Atom feed) fetched from ``url``.
 
     ``html_text`` may be bytes: it is then decoded with ``encoding`` if given, else by
-    ``decode_body`` (BOM, ``<meta>``, detection). Never raises on malformed input.
+    ``decode_body`` (BOM, the response's ``content_type``, ``<meta>``, detection); a UTF-8 body
+    is parsed from its bytes. Never raises on malformed input.
     """
     page_url = canonicalize(url) or url
+    source = None
     if isinstance(html_text, bytes):
-        content_type = f"text/html; charset={encoding}" if encoding else None
-        html_text, _ = decode_body(html_text, content_type)
+        if encoding:
+            content_type = f"text/html; charset={encoding}"
+        html_text, _, source = decode_with_source(html_text, content_type)
     if looks_like_feed(html_text):
         feed = parse_feed(html_text, page_url, status=status)
         if feed is not None:
             return feed
-    root = to_root(html_text)
+    root = to_root(html_text, source)
     if root is None:
         return _empty(page_url, status)
     try:

@@ -52,11 +52,10 @@ def load_pages(directory: Path) -> list[tuple[str, bytes]]:
 
 
 def _ours() -> Callable[[str, bytes], object]:
-    from crawler.parse import decode_body, parse_html
+    from crawler.parse import parse_html
 
     def run(url: str, body: bytes) -> object:
-        text, _ = decode_body(body, _CONTENT_TYPE)
-        return parse_html(text, url)
+        return parse_html(body, url, content_type=_CONTENT_TYPE)
 
     return run
 
@@ -65,10 +64,11 @@ def _floor() -> Callable[[str, bytes], object]:
     """libxml2 parsing alone: the cost no lxml-based parser can go below."""
     from lxml import etree
 
-    parser = etree.HTMLParser(remove_comments=True)
+    parser = etree.HTMLParser(remove_comments=True, encoding="utf-8")
 
     def run(url: str, body: bytes) -> object:
-        return etree.fromstring(body.decode("utf-8", "replace"), parser)
+        body.decode("utf-8", "replace")  # the text every parser here works from
+        return etree.fromstring(body, parser)
 
     return run
 

@@ -489,3 +489,47 @@ def test_main_text_lines_collapse_every_kind_of_whitespace():
     root = to_root(html)
     assert root is not None
     assert main_text(root) == "a b c\nc\nd\ne f\ng"
+
+
+def _utf8_cases() -> list[tuple[str, bytes, str | None]]:
+    gbk_meta = '<meta charset="gb2312"><title>足球新闻</title><p>正文，“引号”</p>'
+    return [
+        ("stale gb2312 label", gbk_meta.encode(), None),
+        ("BOM", "\ufeff<title>标题</title><p>内容</p>".encode(), "text/html; charset=gbk"),
+        ("control character", "<title>控制\x01字符</title><p>段落</p>".encode(), None),
+        ("XML declaration", "<?xml version='1.0'?><html><title>声明</title></html>".encode(), None),
+        ("bad bytes", "<title>坏字节</title><p>".encode() + b"\xff\xfe" + b"</p>", "utf-8"),
+        *((f"fixture {path.name}", path.read_bytes(), None) for path in sorted(FIXTURES.glob("*"))),
+    ]
+
+
+@pytest.mark.parametrize(("name", "body", "content_type"), _utf8_cases())
+def test_a_utf8_body_is_parsed_from_its_bytes_with_the_same_result(
+    monkeypatch: pytest.MonkeyPatch, name: str, body: bytes, content_type: str | None
+):
+    """libxml2 reads a UTF-8 body's own bytes (the text would be encoded again); the page is
+    the same as from the decoded text, and a body that is not exactly UTF-8 goes by its text."""
+    from crawler import parse as parse_module
+    from crawler.charset import decode_body, decode_with_source
+
+    text, encoding = decode_body(body, content_type)
+    handed: list[bytes | None] = []
+    to_root = parse_module.to_root
+    monkeypatch.setattr(
+        parse_module, "to_root", lambda t, utf8=None: handed.append(utf8) or to_root(t, utf8)
+    )
+    from_bytes = parse_html(body, "http://a.example/x.html", content_type=content_type)
+    monkeypatch.setattr(parse_module, "to_root", to_root)
+    assert from_bytes == parse_html(text, "http://a.example/x.html")
+    exact = encoding == "utf-8" and text.encode() in (body, body.removeprefix(b"\xef\xbb\xbf"))
+    assert (handed[0] is not None) == exact
+    assert decode_with_source(body, content_type)[2] == (
+        body.removeprefix(b"\xef\xbb\xbf") if exact else None
+    )
+
+
+def test_saved_pages_parse_the_same_from_bytes(shared_data: Path):
+    for path in sorted((shared_data / "html").glob("*.html")):
+        body = path.read_bytes()
+        from_text = parse_html(body.decode("utf-8"), "http://a.example/" + path.name)
+        assert parse_html(body, "http://a.example/" + path.name) == from_text, path.name
