@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from lxml import etree
 
-from crawler.dom import BLOCKS, TEXT_OF, clean, drop, element_text, elements
+from crawler.dom import BLOCKS, TEXT_OF, clean, element_text, elements, strip
 
 __all__ = ["main_block", "main_text"]
 
@@ -118,8 +118,7 @@ def main_block(root: etree._Element) -> tuple[str, int]:
 
     Drops the boilerplate elements from ``root`` (the tree is disposable).
     """
-    for el in list(elements(root, *_BOILERPLATE)):
-        drop(el)
+    strip(root, *_BOILERPLATE)
     body = root.find("body")
     if body is None:
         body = root

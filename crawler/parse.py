@@ -22,7 +22,7 @@ import logging
 from lxml import etree
 
 from crawler.charset import decode_body, decode_with_source
-from crawler.dom import BLOCKS, attr, clean, drop, element_text, elements, to_root
+from crawler.dom import BLOCKS, attr, clean, element_text, elements, strip, to_root
 from crawler.feeds import looks_like_feed, parse_feed
 from crawler.fingerprint import content_hash, fingerprints
 from crawler.maintext import main_block
@@ -342,8 +342,7 @@ def parse_html(
         return _empty(page_url, status)
     try:
         ld_types = _ld_types(root)
-        for el in list(elements(root, *_CODE)):
-            drop(el)
+        strip(root, *_CODE)
         base = _base_url(root, page_url)
         meta = _Meta(root, base)
         title = _title(root, meta)

@@ -533,3 +533,17 @@ def test_saved_pages_parse_the_same_from_bytes(shared_data: Path):
         body = path.read_bytes()
         from_text = parse_html(body.decode("utf-8"), "http://a.example/" + path.name)
         assert parse_html(body, "http://a.example/" + path.name) == from_text, path.name
+
+
+def test_code_and_boilerplate_go_but_the_text_after_them_stays():
+    html = (
+        "<html><body><div><p>开头<script>var a = '脚本';</script>中间<style>p {}</style>结尾</p>"
+        "<p><noscript><template>模板</template>无脚本</noscript>之后<b>粗</b>体</p>"
+        "<nav>导航</nav><script>最后</script>尾巴</div></body></html>"
+    )
+    page = parse_html(html, "http://a.example/x.html")
+    assert "开头中间结尾" in page.text
+    assert "之后粗体" in page.text
+    assert "尾巴" in page.text
+    for gone in ("脚本", "p {}", "模板", "无脚本", "最后"):
+        assert gone not in page.text
