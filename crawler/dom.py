@@ -68,8 +68,13 @@ def clean(text: str | None) -> str:
 
 def element_text(el: etree._Element) -> str:
     """The cleaned text inside an element."""
-    if not len(el):  # no children: the common anchor
+    children = len(el)
+    if not children:  # no children: the common anchor
         return clean(el.text)
+    if children == 1:  # one child without children (a list item's link): its text in between
+        child = el[0]
+        if not len(child) and isinstance(child.tag, str):
+            return clean(f"{el.text or ''}{child.text or ''}{child.tail or ''}")
     return clean(TEXT_OF(el))
 
 

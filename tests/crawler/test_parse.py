@@ -547,3 +547,25 @@ def test_code_and_boilerplate_go_but_the_text_after_them_stays():
     assert "尾巴" in page.text
     for gone in ("脚本", "p {}", "模板", "无脚本", "最后"):
         assert gone not in page.text
+
+
+@pytest.mark.parametrize(
+    "fragment",
+    [
+        "<li><a href='/x'>链接</a></li>",
+        "<li> 前 <a href='/x'> 链 接 </a> 后\u3000</li>",
+        "<p>文字<br>换行</p>",
+        "<td><img src='/a.png' alt='图'></td>",
+        "<div>外<span>内<b>深</b>层</span>尾</div>",
+        "<li><a href='/x'>甲</a><a href='/y'>乙</a></li>",
+        "<h3>\n  <a href='/x'>Headline\n with   spaces</a>\n</h3>",
+        "<p>&nbsp;<a href='/x'>a&amp;b</a>&nbsp;tail</p>",
+    ],
+)
+def test_element_text_is_libxml2s_text_cleaned(fragment: str):
+    from crawler.dom import TEXT_OF, clean, element_text, to_root
+
+    root = to_root(f"<html><body>{fragment}</body></html>")
+    assert root is not None
+    for el in root.iter():
+        assert element_text(el) == clean(TEXT_OF(el)), fragment
