@@ -114,6 +114,7 @@ JUDGE_DEFAULTS: dict[str, float] = {
     "prior_hold": 1.0,
     "expand_share": 0.3,
     "background": 1.0,
+    "link_early": 1.0,
 }
 """Judgment parameters (any can be overridden per concern through ``params``)."""
 
@@ -434,6 +435,7 @@ class Judge:
         self._by_url: dict[str, _Seen] = {}
         self._fitted_at = 0
         self._fitted_positives = 0
+        self._narrow = False
         self._final = False
         self.held: dict[str, float] = {}
         self.expanded: set[str] = set()
@@ -701,6 +703,7 @@ class Judge:
         # (a coarse topic): there they cover the topic, and what self-training adds is mostly
         # the off-topic pages next to it (during the visit it also led the crawl astray)
         narrow = sum(base) < p["expand_share"] * len(items)
+        self._narrow = narrow
         if self._final:
             rounds = int(p["expand"]) if narrow else 0
         else:
@@ -846,9 +849,11 @@ class Judge:
     def link_probability(self, text: str) -> float:
         """How likely the page behind a link is on-topic, judged from the link's own text
         (anchor, surrounding words) the way a page's headline is: a user's word in it counts as
-        in a title (``p_title``); once the model is warm, its strongest learned words count up to
-        half that, by their weight relative to the strongest (a few words of link text are too
-        short for the page model's calibrated probability). In [0, 1]."""
+        in a title (``p_title``); once the model is warm — on a narrow topic as soon as one is
+        fitted (``link_early``: the crawl cannot wait for the evidence pushing waits for) — its
+        strongest learned words count up to half that, by their weight relative to the
+        strongest (a few words of link text are too short for the page model's calibrated
+        probability). In [0, 1]."""
         if not text:
             return 0.0
         key = (text, self._fitted_at)
@@ -859,7 +864,7 @@ class Judge:
         value = self.params["p_title"] if self._user_index.match(tokens) else 0.0
         if self._exclude and self.profile.excluded_in(tokens):
             value = 0.0
-        elif value == 0.0 and self.warm:
+        elif value == 0.0 and (self.warm or self._steers_early):
             learned = self._learned_weights()
             value = (
                 0.5
@@ -870,6 +875,12 @@ class Judge:
             self._link_cache.clear()
         self._link_cache[key] = value
         return value
+
+    @property
+    def _steers_early(self) -> bool:
+        """A narrow topic's links are judged by the model as soon as one is fitted: most of
+        the topic's links never say the keyword, and the crawl cannot wait as pushing does."""
+        return bool(self.params["link_early"]) and self.model is not None and self._narrow
 
     def _learned_weights(self) -> dict[str, float]:
         """The model's 50 strongest words, weights relative to the strongest (cached per fit)."""

@@ -14,7 +14,8 @@ A link's priority is the expected on-topic item harvest of fetching it::
 
   - **A** is the link's own text (anchor, then its surrounding words at half weight) judged by
     the concern's model like a headline (``Judge.link_probability``): a user's keyword or
-    synonym in it counts at once; the model's learned words count once it is warm;
+    synonym in it counts at once; the model's learned words count once it is warm (on a
+    narrow topic, once a first model is fitted);
   - **P** is what the link's parent page led to (sibling statistics): the mean judged
     probability of the items it linked to that were fetched, shrunk towards what was expected
     of the parent itself — its own probability for an item; for a hub, half its own

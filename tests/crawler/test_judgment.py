@@ -512,3 +512,27 @@ def test_a_word_common_in_any_text_does_not_carry_the_topic() -> None:
         weighed.judge(stocks, observe=False).probability
         < plain.judge(stocks, observe=False).probability
     )
+
+
+def test_on_a_narrow_topic_links_are_judged_by_the_first_fit_before_it_may_push() -> None:
+    """Pushing waits until the model is warm; steering cannot wait: on a narrow topic (few
+    pages print the keyword) a link's words count as soon as a model is fitted. Where the
+    keyword is common (a coarse topic) the user's words alone steer until then."""
+    narrow, off = Judge(profile()), Judge(profile(), params={"link_early": 0})
+    for page in visit(random.Random(3), 90):  # a sixth of the items print 足球
+        narrow.judge(page)
+        off.judge(page)
+    assert not narrow.warm and narrow.model is not None
+    assert narrow.link_probability("国安主场战胜申花 门将扑出点球") > narrow.link_probability(
+        "股市上涨 基金 利率"
+    )
+    assert off.link_probability("国安主场战胜申花 门将扑出点球") == 0.0
+
+    rng = random.Random(3)
+    coarse = Judge(profile())
+    for i in range(90):  # every football page prints 足球: a third of the items
+        words = FOOTBALL if i % 3 == 0 else OTHER[i % len(OTHER)]
+        coarse.judge(article(i, words, rng, say="足球" if i % 3 == 0 else ""))
+    assert not coarse.warm and coarse.model is not None
+    assert coarse.link_probability("国安主场战胜申花 门将扑出点球") == 0.0
+    assert coarse.link_probability("足球 国安主场战胜申花") > 0.5
