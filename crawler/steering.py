@@ -28,10 +28,14 @@ A link's priority is the expected on-topic item harvest of fetching it::
     counts the same (below), and without it the crawl stayed on whichever host it started
     on: in two of four crawls of the English lab web, fetches 100–400 went almost all to the
     seed's mixed-category host, and the sport host found by fetch 70 got 3–8 of them.
-* **E_hub** — a hub is worth what it opens: ``hub · max(A, (S + P) / 2) · Y``, where **Y** is
-  the share of fetched hubs that revealed new item links, under the link's URL pattern and
+* **E_hub** — a hub is worth what it opens: ``hub · max(A, (S + P) / 2, H) · Y``, where **Y**
+  is the share of fetched hubs that revealed new item links, under the link's URL pattern and
   its section (a calendar, a pagination trap or the "about" pages reveal only more of
-  themselves, and their Y decays with every fetch).
+  themselves, and their Y decays with every fetch), and **H** is ``seed_hub`` (0.5) for a hub
+  in a seed's part of the site (its host, under the seed's directory: ``/sport/`` for
+  ``/sport/``, the whole host for a host's root), else 0: the user pointed at that part, and
+  its lists and pages are where its items are found before anything tells the topic's items
+  apart (on a narrow topic, hundreds of fetches).
 
 Hubs are fetched for discovery and never count as harvest. Every ``rescore_every`` fetches
 (every tenth of the pages fetched so far, at least 5, early in a visit; and after each refit
@@ -144,6 +148,7 @@ class Steering(_Base):
         "cold": 0.25,
         "cold_share": 0.3,
         "explore": 0.05,
+        "seed_hub": 0.5,
     }
 
     def __init__(self, profile: TopicProfile, params: dict[str, Any] | None = None) -> None:
@@ -165,6 +170,8 @@ class Steering(_Base):
         self._host_rates: dict[str, float] = {}
         """Host → its items' Laplace-smoothed mean probability (hosts with items only)."""
         self._host_sum = 0.0
+        self.seed_areas: list[tuple[str, str]] = []
+        """(host, directory) of each seed: the part of the site the user pointed at."""
         self.hosts: set[str] = set()
         """The seeds' hosts, which share the budget fairly."""
 
@@ -267,9 +274,17 @@ class Steering(_Base):
         item = max(
             a, float(p["w_link"]) * a + float(p["w_page"]) * parent + float(p["w_section"]) * rate
         )
-        hub = float(p["hub"]) * max(a, 0.5 * (rate + parent)) * self._opens(keys)
+        lead = max(a, 0.5 * (rate + parent))
+        if p["seed_hub"] and self._in_seed_area(url):
+            lead = max(lead, float(p["seed_hub"]))
+        hub = float(p["hub"]) * lead * self._opens(keys)
         k = self._item_odds(url, keys[-1])
         return round((k * item + (1.0 - k) * hub) * self._fair(keys[0]), 6)
+
+    def _in_seed_area(self, url: str) -> bool:
+        parts = urlsplit(url)
+        host = (parts.hostname or "").removeprefix("www.")
+        return any(host == h and parts.path.startswith(d) for h, d in self.seed_areas)
 
     def _fair(self, host: str) -> float:
         """A nudge towards the seed hosts that had less than an equal share of the seed hosts'
@@ -287,6 +302,13 @@ class Steering(_Base):
     # -- the protocol ---------------------------------------------------------------------
     def seed(self, url: str) -> ScoredLink:
         self.hosts.add(self._keys(url)[0])
+        parts = urlsplit(url)
+        self.seed_areas.append(
+            (
+                (parts.hostname or "").removeprefix("www."),
+                parts.path[: parts.path.rfind("/") + 1] or "/",
+            )
+        )
         return ScoredLink(url, 2.0, None)
 
     def _probability(self, page: Page, relevance: Relevance) -> float:

@@ -244,3 +244,24 @@ def test_a_host_barely_tried_is_worth_more_than_one_tried_as_much_with_the_same_
     # bonus adds its own share: 0.05 / √5 against 0.05 / √41
     assert other - seed > (bare_other - bare_seed) + 0.01
     assert other > seed
+
+
+async def test_the_seeds_own_lists_come_before_the_other_stories_its_page_shows() -> None:
+    # The seed is a section page (/sport/) that shows four of its stories, four "hot" stories
+    # of other sections, and its own pagination; nothing says the keyword, so nothing tells
+    # the stories apart yet: the section's pages are where its stories are.
+    hot = [(f"/tech/2024/{i}.html", "热门新闻") for i in range(4)]
+    own = [(f"/sport/2024/{i}.html", "赛事报道") for i in range(4)]
+    more = [(f"/sport/2024/p{i}.html", "赛事报道") for i in range(6)]
+    pages = [
+        hub("/sport/", "体育", [*own, *hot, ("/sport/list_2.html", "第2页")]),
+        hub("/sport/list_2.html", "体育 第2页", more),
+        *(page(p, "赛事报道") for p, _ in own + more),
+        *(page(p, "热门新闻") for p, _ in hot),
+    ]
+    steered = order(await run(site(*pages), TOPIC, "adaptive", seeds=("/sport/",)))
+    assert steered.index("/sport/list_2.html") < min(steered.index(p) for p, _ in hot), steered
+    plain = order(
+        await run(site(*pages), TOPIC, "adaptive", seeds=("/sport/",), params={"seed_hub": 0})
+    )
+    assert plain.index("/sport/list_2.html") > min(plain.index(p) for p, _ in hot), plain
