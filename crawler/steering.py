@@ -129,6 +129,14 @@ class _Stat:
         return stat
 
 
+@functools.lru_cache(maxsize=16384)
+def _host_path(url: str) -> tuple[str, str]:
+    """The URL's host (without ``www.``) and path: every queued link is asked whether it lies
+    in a seed's part of the site, again at every re-prioritisation."""
+    parts = urlsplit(url)
+    return (parts.hostname or "").removeprefix("www."), parts.path
+
+
 class Steering(_Base):
     """Expected on-topic item harvest per fetch, under the concern's judgment (module doc)."""
 
@@ -282,9 +290,8 @@ class Steering(_Base):
         return round((k * item + (1.0 - k) * hub) * self._fair(keys[0]), 6)
 
     def _in_seed_area(self, url: str) -> bool:
-        parts = urlsplit(url)
-        host = (parts.hostname or "").removeprefix("www.")
-        return any(host == h and parts.path.startswith(d) for h, d in self.seed_areas)
+        host, path = _host_path(url)
+        return any(host == h and path.startswith(d) for h, d in self.seed_areas)
 
     def _fair(self, host: str) -> float:
         """A nudge towards the seed hosts that had less than an equal share of the seed hosts'
@@ -302,13 +309,8 @@ class Steering(_Base):
     # -- the protocol ---------------------------------------------------------------------
     def seed(self, url: str) -> ScoredLink:
         self.hosts.add(self._keys(url)[0])
-        parts = urlsplit(url)
-        self.seed_areas.append(
-            (
-                (parts.hostname or "").removeprefix("www."),
-                parts.path[: parts.path.rfind("/") + 1] or "/",
-            )
-        )
+        host, path = _host_path(url)
+        self.seed_areas.append((host, path[: path.rfind("/") + 1] or "/"))
         return ScoredLink(url, 2.0, None)
 
     def _probability(self, page: Page, relevance: Relevance) -> float:
