@@ -18,7 +18,9 @@ labelled data from the user:
    👍 verdicts, weight ``feedback_weight``) from the unlabelled (and 👎), classes balanced; two
    stratified folds give each seen page a held-out score, Platt scaling turns it into
    P(labelled | page), and ``c`` = its mean over the labelled estimates P(labelled |
-   relevant), so ``p_model = min(1, P(labelled) / c)``. The previous visit's model judges a
+   relevant), so ``p_model = min(1, P(labelled) / c)`` — above the default threshold stretched
+   onto [threshold, 1] so that a stricter sensitivity can tell typical pages apart
+   (``_relevance``). The previous visit's model judges a
    revisit's first pages, until the visit has enough pages of its own to refit.
 4. **Neighbours** — the unlabelled pages weigh as negatives by their closeness to the
    positives' part of the site (title section and co-citation, ``crawler.siteareas``), so the
@@ -115,6 +117,7 @@ JUDGE_DEFAULTS: dict[str, float] = {
     "expand_share": 0.3,
     "background": 1.0,
     "link_early": 1.0,
+    "stretch": 0.65,
 }
 """Judgment parameters (any can be overridden per concern through ``params``)."""
 
@@ -665,7 +668,7 @@ class Judge:
         if z is None:
             z = self.model.bias + sum(v for _, v in contrib)
         z += self._area_logit(area)
-        return min(1.0, _sigmoid(self.scale * (z - self.mid)) / self.c), fired
+        return self._relevance(_sigmoid(self.scale * (z - self.mid))), fired
 
     # -- learning -------------------------------------------------------------------------
     def _maybe_refit(self) -> None:
@@ -736,9 +739,25 @@ class Judge:
         self._fitted_positives = int(sum(base)) + sum(1 for _, label in self.feedback if label)
 
     def _held_probability(self, seen: _Seen, held: float) -> float:
-        """P(relevant) of a page the last fit scored held-out (``held``: its logit)."""
+        """P(relevant) of a page the last fit scored held-out (``held``: its logit), as Elkan
+        & Noto give it (not stretched: what self-training takes, and how much each page weighs
+        there, does not depend on the push threshold)."""
         z = held + (self._area_logit(self._area(seen)) if self.params["area"] else 0.0)
         return min(1.0, _sigmoid(self.scale * (z - self.mid)) / self.c)
+
+    def _relevance(self, labelled: float) -> float:
+        """P(relevant) from P(labelled | page) (Elkan & Noto: ``labelled / c``), with the top
+        stretched so that it keeps the order. Pages the model finds as typical of the literal
+        positives as the positives themselves (``labelled ≥ c``) would all be 1.0, and in a
+        fine topic that is most of what is pushed: a threshold above the default could then
+        not tell them apart. From ``stretch`` (the default threshold) up, ``labelled / c`` is
+        mapped linearly onto [stretch, 1] as ``labelled`` goes from ``stretch · c`` to 1, so a
+        decision at a threshold up to ``stretch`` is exactly what it was, and a stricter one
+        asks for more."""
+        c, knee = self.c, self.params["stretch"]
+        if not knee or labelled <= knee * c:
+            return min(1.0, labelled / c)
+        return min(1.0, knee + (1.0 - knee) * (labelled - knee * c) / max(1e-9, 1.0 - knee * c))
 
     def _fit_once(
         self, items: Sequence[_Seen], labels: list[float], expanded: Mapping[int, float]

@@ -536,3 +536,64 @@ def test_on_a_narrow_topic_links_are_judged_by_the_first_fit_before_it_may_push(
     assert not coarse.warm and coarse.model is not None
     assert coarse.link_probability("国安主场战胜申花 门将扑出点球") == 0.0
     assert coarse.link_probability("足球 国安主场战胜申花") > 0.5
+
+
+def mixed_visit(rng: random.Random, n: int = 300) -> list[Page]:
+    """``sparse_visit`` with football pages of three kinds: all football words, or some of
+    another topic's words mixed in (a fifth, a third): some are more typical than others."""
+    pages = []
+    for i in range(n):
+        if i % 3 == 0:
+            mixed = (0, 3, 8)[(i // 3) % 3]
+            pool = FOOTBALL + rng.sample(OTHER[(i // 3) % 3], mixed)
+            pages.append(article(i, pool, rng, say="足球" if (i // 3) % 6 == 0 else ""))
+        else:
+            pages.append(article(i, OTHER[i % len(OTHER)], rng))
+    return pages
+
+
+def model_judgments(judge: Judge, pages: list[Page]) -> dict[str, Judgment]:
+    """The end-of-visit judgment of each page that never says the keyword (the model's own)."""
+    for page in pages:
+        judge.judge(page)
+    judge.finish()
+    return {
+        page.url: judge.judge(page, observe=False)
+        for page in pages
+        if "足球" not in page.title + page.text
+    }
+
+
+def test_a_stricter_threshold_tells_apart_the_pages_the_model_finds_typical() -> None:
+    pages = mixed_visit(random.Random(5))
+    clipped = model_judgments(Judge(profile(), params={"stretch": 0}), pages)
+    stretched = model_judgments(Judge(profile()), pages)
+    # without the stretch, the pages as typical of the topic as those that say the word all
+    # sit at 1.0, and no threshold can tell them apart
+    top = [u for u, j in clipped.items() if j.probability == 1.0]
+    assert len(top) >= 5
+    # with it they are told apart, below 1.0, in an order that keeps the old one …
+    assert len({stretched[u].probability for u in top}) > 1
+    assert all(stretched[u].probability < 1.0 for u in top)
+    ranked = sorted(clipped, key=lambda u: (stretched[u].probability, clipped[u].probability))
+    old = [clipped[u].probability for u in ranked]
+    assert old == sorted(old)
+    # … the default decision is the same, page for page …
+    assert {u for u, j in stretched.items() if j.relevant} == {
+        u for u, j in clipped.items() if j.relevant
+    }
+    # … and a stricter threshold keeps only the most typical: fewer, but not none
+    strict = {
+        u
+        for u, j in model_judgments(Judge(profile(), params={"threshold": 0.95}), pages).items()
+        if j.relevant
+    }
+    loose = {
+        u
+        for u, j in model_judgments(
+            Judge(profile(), params={"threshold": 0.95, "stretch": 0}), pages
+        ).items()
+        if j.relevant
+    }
+    assert set(top) <= loose
+    assert strict and strict < loose
