@@ -14,8 +14,9 @@ Reported per rule: precision, recall among the on-topic *items* fetched, F1, and
 pushed. On the fine topic, 20 simulated feedback clicks follow: the user reads the pushed
 messages newest first and marks each one right (👍) or wrong (👎) by the truth, up to 20; the
 model is built again as the next visit builds it (the first visit's state plus the verdicts)
-and judges the same pages. CPU per page of the judgment is timed by replaying the fetched
-pages through a fresh model. Writes ``match.json``, ``match.md`` and ``match_<web>.png``.
+and judges the same pages. Each sensitivity setting (精确 / 均衡 / 宽泛) is reported by
+judging the same fetched pages again at its threshold. CPU per page of the judgment is timed by
+replaying the fetched pages through a fresh model. Writes ``match.json``, ``match.md`` and ``match_<web>.png``.
 """
 
 from __future__ import annotations
@@ -83,6 +84,7 @@ def _topic_run(
 ) -> dict[str, Any]:
     from crawler import Example, TopicProfile, score_page
     from crawler import text as textmod
+    from crawler.judgment import SENSITIVITY
 
     items = {p.final_url for p in pages if truth.records.get(p.final_url, {}).get("kind") in ITEMS}
     hubs = {p.final_url for p in pages} - items
@@ -110,6 +112,17 @@ def _topic_run(
     }
     for name, pushed in (("model", matched), ("kp", kp), ("anywhere", anywhere)):
         out[name] = {**_prf(pushed, relevant), "hubs_pushed": len(pushed & hubs)}
+    # each sensitivity setting, by judging the same fetched pages again at its threshold (the
+    # balanced row is this replay, not the crawl's own decision above: the two differ by the
+    # order in which concurrent fetches arrived)
+    out["sensitivity"] = {}
+    for setting, threshold in SENSITIVITY.items():
+        pushed, _ = _judge_all(pages, keywords, params={"threshold": threshold})
+        out["sensitivity"][setting] = {
+            **_prf(pushed, relevant),
+            "threshold": threshold,
+            "hubs_pushed": len(pushed & hubs),
+        }
     if topic == "football":
         by_time = [p for p in reversed(pages) if p.final_url in matched]
         clicks = [
@@ -182,6 +195,10 @@ def _line(web: str, run: dict[str, Any]) -> str:
                 f"{name} P {r['precision']:.3f} R {r['recall']:.3f} F1 {r['f1']:.3f} "
                 f"hubs {r['hubs_pushed']}"
             )
+    if run.get("sensitivity"):
+        parts.append(
+            "pushed at " + ", ".join(f"{k} {v['pushed']}" for k, v in run["sensitivity"].items())
+        )
     parts.append(f"judgment {run['judgment_cpu_ms_per_page']} ms/page")
     return " | ".join(parts)
 
@@ -207,11 +224,42 @@ def markdown(report: dict[str, Any]) -> str:
                     f"| {r['hubs_pushed']} "
                     f"| {', '.join(f'{f:.3f}' for f in run.get('repeats', {}).get(rule, []))} |"
                 )
+    lines += _sensitivity_table(report)
     cpu = [run["judgment_cpu_ms_per_page"] for web in report["webs"] for run in web["runs"]]
     if cpu:
         lines.append("")
         lines.append(f"Judgment CPU per page: {min(cpu)}–{max(cpu)} ms.")
     return "\n".join(lines)
+
+
+def _sensitivity_table(report: dict[str, Any]) -> list[str]:
+    """Pages pushed (precision / recall) at each sensitivity setting, same fetched pages."""
+    rows = [
+        (Path(web["web"]).name, web["lang"], run)
+        for web in report["webs"]
+        for run in web["runs"]
+        if run.get("sensitivity")
+    ]
+    if not rows:
+        return []
+    settings = list(rows[0][2]["sensitivity"])
+    lines = [
+        "",
+        "Each sensitivity setting, the same fetched pages judged again at its threshold: pages "
+        "pushed (precision / recall).",
+        "",
+        "| web | topic | "
+        + " | ".join(f"{s} ({rows[0][2]['sensitivity'][s]['threshold']})" for s in settings)
+        + " |",
+        "|---|---|" + "---|" * len(settings),
+    ]
+    for name, lang, run in rows:
+        cells = [
+            f"{r['pushed']} ({r['precision']:.2f} / {r['recall']:.2f})"
+            for r in (run["sensitivity"][s] for s in settings)
+        ]
+        lines.append(f"| {name} ({lang}) | {run['topic']} | " + " | ".join(cells) + " |")
+    return lines
 
 
 def _plot(web: dict[str, Any], path: Path) -> None:

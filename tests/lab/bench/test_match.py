@@ -31,3 +31,20 @@ def test_the_median_run_is_reported_with_every_runs_f1() -> None:
     assert "| en11 (en) | football | 20 / 100 | model | 0.700 | 0.700 | **0.700** | 0 " in table
     assert "| 0.700, 0.500, 0.900 |" in table
     assert "| 0.900, 0.600, 0.800 |" in table
+
+
+def test_each_sensitivity_setting_gets_a_row_of_what_it_pushed() -> None:
+    chosen = run(0.7, 0.9)
+    chosen["sensitivity"] = {
+        "precise": {"pushed": 8, "precision": 0.9, "recall": 0.4, "threshold": 0.8},
+        "balanced": {"pushed": 12, "precision": 0.75, "recall": 0.5, "threshold": 0.65},
+        "broad": {"pushed": 30, "precision": 0.5, "recall": 0.8, "threshold": 0.4},
+    }
+    table = markdown({"webs": [{"web": "w/web11", "lang": "zh", "runs": [chosen, run(0.6, 0.6)]}]})
+    assert "| web | topic | precise (0.8) | balanced (0.65) | broad (0.4) |" in table
+    assert (
+        "| web11 (zh) | football | 8 (0.90 / 0.40) | 12 (0.75 / 0.50) | 30 (0.50 / 0.80) |" in table
+    )
+    # a run without the replay (an older report) adds no row
+    rows = [line for line in table.splitlines() if line.startswith("| web11 (zh) | football | ")]
+    assert len([line for line in rows if "/ 100 |" not in line]) == 1
