@@ -16,7 +16,8 @@ messages newest first and marks each one right (👍) or wrong (👎) by the tru
 model is built again as the next visit builds it (the first visit's state plus the verdicts)
 and judges the same pages. Each sensitivity setting (精确 / 均衡 / 宽泛) is reported by
 judging the same fetched pages again at its threshold. CPU per page of the judgment is timed by
-replaying the fetched pages through a fresh model. Writes ``match.json``, ``match.md`` and ``match_<web>.png``.
+replaying the fetched pages through a fresh model. Writes ``match.json``, ``match.md`` and
+``match_<web>.png``.
 """
 
 from __future__ import annotations
