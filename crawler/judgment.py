@@ -743,9 +743,9 @@ class Judge:
         & Noto give it (not stretched: what self-training takes, and how much each page weighs
         there, does not depend on the push threshold)."""
         z = held + (self._area_logit(self._area(seen)) if self.params["area"] else 0.0)
-        return min(1.0, _sigmoid(self.scale * (z - self.mid)) / self.c)
+        return self._relevance(_sigmoid(self.scale * (z - self.mid)), stretch=False)
 
-    def _relevance(self, labelled: float) -> float:
+    def _relevance(self, labelled: float, *, stretch: bool = True) -> float:
         """P(relevant) from P(labelled | page) (Elkan & Noto: ``labelled / c``), with the top
         stretched so that it keeps the order. Pages the model finds as typical of the literal
         positives as the positives themselves (``labelled ≥ c``) would all be 1.0, and in a
@@ -753,8 +753,8 @@ class Judge:
         not tell them apart. From ``stretch`` (the default threshold) up, ``labelled / c`` is
         mapped linearly onto [stretch, 1] as ``labelled`` goes from ``stretch · c`` to 1, so a
         decision at a threshold up to ``stretch`` is exactly what it was, and a stricter one
-        asks for more."""
-        c, knee = self.c, self.params["stretch"]
+        asks for more. ``stretch=False``: Elkan & Noto's value as it is."""
+        c, knee = self.c, self.params["stretch"] if stretch else 0.0
         if not knee or labelled <= knee * c:
             return min(1.0, labelled / c)
         return min(1.0, knee + (1.0 - knee) * (labelled - knee * c) / max(1e-9, 1.0 - knee * c))
