@@ -85,7 +85,7 @@ def _topic_run(
 ) -> dict[str, Any]:
     from crawler import Example, TopicProfile, score_page
     from crawler import text as textmod
-    from crawler.judgment import SENSITIVITY
+    from crawler.judgment import JUDGE_DEFAULTS, SENSITIVITY
 
     items = {p.final_url for p in pages if truth.records.get(p.final_url, {}).get("kind") in ITEMS}
     hubs = {p.final_url for p in pages} - items
@@ -100,7 +100,7 @@ def _topic_run(
         )
     }
     started = time.process_time()
-    _, judge = _judge_all(pages, keywords)
+    replayed, judge = _judge_all(pages, keywords)
     cpu_ms = (time.process_time() - started) / max(1, len(pages)) * 1000
     out: dict[str, Any] = {
         "topic": topic,
@@ -114,11 +114,14 @@ def _topic_run(
     for name, pushed in (("model", matched), ("kp", kp), ("anywhere", anywhere)):
         out[name] = {**_prf(pushed, relevant), "hubs_pushed": len(pushed & hubs)}
     # each sensitivity setting, by judging the same fetched pages again at its threshold (the
-    # balanced row is this replay, not the crawl's own decision above: the two differ by the
-    # order in which concurrent fetches arrived)
+    # default's row is the timed replay above, not the crawl's own decision: the two differ by
+    # the order in which concurrent fetches arrived)
     out["sensitivity"] = {}
     for setting, threshold in SENSITIVITY.items():
-        pushed, _ = _judge_all(pages, keywords, params={"threshold": threshold})
+        if threshold == JUDGE_DEFAULTS["threshold"]:
+            pushed = replayed
+        else:
+            pushed, _ = _judge_all(pages, keywords, params={"threshold": threshold})
         out["sensitivity"][setting] = {
             **_prf(pushed, relevant),
             "threshold": threshold,
