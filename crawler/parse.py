@@ -156,12 +156,16 @@ class _Context:
 
     def _siblings(self, block: etree._Element, text: str) -> str:
         before = block.getprevious()
+        if before is not None:
+            left = self.block_text(before)
+            if left:
+                text = f"{left} {text}" if text else left
         after = block.getnext()
-        parts = [self.block_text(before)] if before is not None else []
-        parts.append(text)
         if after is not None:
-            parts.append(self.block_text(after))
-        return " ".join(part for part in parts if part)
+            right = self.block_text(after)
+            if right:
+                text = f"{text} {right}" if text else right
+        return text
 
     @staticmethod
     def _local(a: etree._Element, anchor: str) -> str:

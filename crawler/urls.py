@@ -248,12 +248,20 @@ _PLAIN_RELATIVE = re.compile(r"[A-Za-z0-9\-_~][A-Za-z0-9\-._~/]*\Z")
 scheme, query, fragment or backslash; dot and empty segments are checked apart)."""
 
 
+_OTHER_SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+\-.]*:")
+"""A reference with a scheme of its own, as ``urlsplit`` reads one (``javascript:``,
+``mailto:``, ``tel:`` …): ``urljoin`` returns it as it is, and only http(s) is crawlable."""
+
+
 def _join(base: str, ref: str) -> str | None:
     """``urljoin`` with fast paths for the common absolute, root-relative and plain relative
-    references."""
+    references; None for a reference with another scheme than http(s)."""
     head = ref[:8].lower()
     if head.startswith(("http://", "https://")):
         return ref
+    scheme = _OTHER_SCHEME.match(ref)
+    if scheme is not None and scheme.group().lower() not in ("http:", "https:"):
+        return None
     try:
         if ref.startswith("//"):
             return f"{_origin(base)[0]}:{ref}"

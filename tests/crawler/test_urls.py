@@ -141,7 +141,8 @@ def test_infinite_calendar_links_are_all_traps():
 _PIECES = [
     *"abcXYZ019-._~_/?#&=;:%@!$'()*+, \\\t\n中",
     *("..", "./", "../", "//", "http://", "https://", "HTTP://", "[::1]", ":8080", ":443"),
-    *("utm_source=1", "sid=2", "%2e", "%41", "%zz", "javascript:", "mailto:"),
+    *("utm_source=1", "sid=2", "%2e", "%41", "%zz", "javascript:", "mailto:", "JavaScript:"),
+    *("tel:", "ftp://", "data:", "x+y.z:", "1a:", "Https:", "http:"),
 ]
 _BASES = [
     "http://a.com",
@@ -186,9 +187,9 @@ def test_the_fast_paths_agree_with_the_general_rules(
         general = urljoin(base, cleaned)
     except ValueError:
         return
-    if (
-        joined is not None
-        and joined != general
-        and not cleaned[:8].lower().startswith(("http://", "https://", "//", "/"))
+    if joined is None:  # another scheme than http(s): nothing crawlable either way
+        assert urls._canonical_general(general) is None
+    elif joined != general and not cleaned[:8].lower().startswith(
+        ("http://", "https://", "//", "/")
     ):
         assert urls._canonical_general(joined) == urls._canonical_general(general)
