@@ -59,7 +59,7 @@ import functools
 import math
 import re
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -68,6 +68,7 @@ import numpy as np
 from crawler import text as textmod
 from crawler.pagekind import ITEM
 from crawler.profile import TopicProfile, _Index
+from crawler.relevance import dot
 from crawler.siteareas import Affinity, SiteAreas
 from crawler.types import Page
 
@@ -118,6 +119,7 @@ JUDGE_DEFAULTS: dict[str, float] = {
     "background": 1.0,
     "link_early": 1.0,
     "stretch": 0.65,
+    "veto_margin": 0.05,
 }
 """Judgment parameters (any can be overridden per concern through ``params``)."""
 
@@ -383,6 +385,12 @@ def _platt(scores: Sequence[float], labels: Sequence[float]) -> tuple[float, flo
     return a, -float(b) / a
 
 
+def _unit(vector: dict[str, float]) -> dict[str, float]:
+    """``vector`` scaled to unit length (empty when it is zero)."""
+    norm = math.sqrt(sum(v * v for v in vector.values()))
+    return {t: v / norm for t, v in vector.items()} if norm else {}
+
+
 def _sigmoid(z: float) -> float:
     if z >= 0:
         return 1.0 / (1.0 + math.exp(-min(z, 30.0)))
@@ -488,8 +496,7 @@ class Judge:
                 memo[t] = weight
             if weight:
                 feats[t] = v * weight
-        norm = math.sqrt(sum(v * v for v in feats.values()))
-        return {t: v / norm for t, v in feats.items()} if norm else {}
+        return _unit(feats)
 
     def _example(self, ex: Example) -> tuple[dict[str, float], bool]:
         # segmented as a fetched page is: the headline weighs as a title, the section and site
@@ -713,6 +720,11 @@ class Judge:
             # during the visit: fewer rounds (cheaper), once the visit has enough items
             warm = len(items) >= p["warm_items"]
             rounds = int(min(p["expand"], p["expand_visit"])) if warm and narrow else 0
+        vetoes = (
+            self._veto([s.features for s, y in zip(items, base, strict=True) if y])
+            if rounds
+            else None
+        )
         expanded: dict[int, float] = {}
         for round_ in range(rounds + 1):
             labels = [1.0 if i in expanded else y for i, y in enumerate(base)]
@@ -728,6 +740,8 @@ class Judge:
                 for i, z in enumerate(held)
                 if not base[i] and i not in judged and not items[i].excluded
             }
+            if vetoes:
+                probs = {i: pr for i, pr in probs.items() if not vetoes(items[i].features)}
             cap = int(p["expand_growth"] * max(1.0, sum(base)))
             ranked = sorted((pr, i) for i, pr in probs.items() if pr >= p["expand_at"])
             grown = {i: pr for pr, i in ranked[::-1][:cap]}
@@ -737,6 +751,35 @@ class Judge:
         self.expanded = {items[i].url for i in expanded}
         self._fitted_at = len(self.seen)
         self._fitted_positives = int(sum(base)) + sum(1 for _, label in self.feedback if label)
+
+    def _veto(
+        self, positives: Sequence[Mapping[str, float]]
+    ) -> Callable[[Mapping[str, float]], bool] | None:
+        """What self-training must not take: a page more like one the user marked 👎 than
+        like anything known to be on the topic — each page the user marked 👍, and the centre
+        of ``positives`` (the literal ones) — by more than ``veto_margin`` (cosines of the
+        unit-length features; 1 turns the veto off). The model alone would add such a page
+        when the literal positives happen to resemble it (a fine topic's literal pages next
+        to a sibling topic's), and every one pulls the next round further towards the
+        sibling; the user's 👎 says where that border is. The centre keeps a few 👎 and no
+        👍 from vetoing the topic itself. None when there is no 👎."""
+        downs = [f for f, label in self.feedback if not label]
+        if not downs:
+            return None
+        ups = [f for f, label in self.feedback if label]
+        centre: dict[str, float] = {}
+        for f in positives:
+            for t, v in f.items():
+                centre[t] = centre.get(t, 0.0) + v
+        if centre:
+            ups.append(_unit(centre))
+        margin = self.params["veto_margin"]
+
+        def vetoed(features: Mapping[str, float]) -> bool:
+            near_down = max(dot(features, f) for f in downs)
+            return near_down - margin > max((dot(features, f) for f in ups), default=0.0)
+
+        return vetoed
 
     def _held_probability(self, seen: _Seen, held: float) -> float:
         """P(relevant) of a page the last fit scored held-out (``held``: its logit), as Elkan

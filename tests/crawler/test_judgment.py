@@ -398,6 +398,43 @@ def test_a_page_the_user_marked_wrong_is_never_taken_as_a_positive() -> None:
     assert fellows & judge.expanded and fellows & pushed
 
 
+NATIONAL = ["国家队", "亚洲杯", "集训", "归化", "名单", "热身赛"]
+
+
+def national_team_visit(rng: random.Random, n: int = 300) -> list[Page]:
+    """The literal positives are national-team football stories; a basketball section reports
+    on the national team in the same words: self-training drifts into it."""
+    pages = []
+    for i in range(n):
+        if i % 3 == 0:
+            say = "足球" if (i // 3) % 5 == 0 else ""
+            pages.append(article(i, NATIONAL + FOOTBALL[:6], rng, say=say))
+        elif i % 3 == 1:
+            pages.append(article(i, BASKETBALL[:4] + NATIONAL, rng))
+        else:
+            pages.append(article(i, OTHER[i % len(OTHER)], rng))
+    return pages
+
+
+def test_self_training_does_not_take_pages_like_the_ones_the_user_marked_wrong() -> None:
+    for seed in (0, 1):
+        pages = national_team_visit(random.Random(seed))
+        basketball = {page.url for i, page in enumerate(pages) if i % 3 == 1}
+        football = {page.url for i, page in enumerate(pages) if i % 3 == 0}
+        # four 👎 on basketball stories, and no 👍: the literal positives stand for the topic.
+        # The verdicts barely weigh as examples, so what keeps the rest of their kind out is
+        # that self-training does not take a page closer to a 👎 than to the topic
+        thumbs_down = [Example(p.title, p.text, False) for p in pages[1:30:3][:4]]
+        params = {"feedback_weight": 0.01}
+        unvetoed = Judge(profile(), params={**params, "veto_margin": 1.0}, feedback=thumbs_down)
+        drifted = pushed_in(unvetoed, pages)
+        assert (unvetoed.expanded | drifted) & basketball  # without the veto, it drifts
+        judge = Judge(profile(), params=params, feedback=thumbs_down)
+        pushed = pushed_in(judge, pages)
+        assert not judge.expanded & basketball and not pushed & basketball
+        assert len(pushed & football) >= 0.95 * len(football)
+
+
 def test_a_borderline_page_during_the_visit_waits_for_its_end_and_is_pushed_once() -> None:
     judge = Judge(profile(), params={"push_now": 1.0})  # nothing is clear enough at once
     pages = visit(random.Random(7), 200)
