@@ -68,7 +68,6 @@ import numpy as np
 from crawler import text as textmod
 from crawler.pagekind import ITEM
 from crawler.profile import TopicProfile, _Index
-from crawler.relevance import dot
 from crawler.siteareas import Affinity, SiteAreas
 from crawler.types import Page
 
@@ -720,11 +719,7 @@ class Judge:
             # during the visit: fewer rounds (cheaper), once the visit has enough items
             warm = len(items) >= p["warm_items"]
             rounds = int(min(p["expand"], p["expand_visit"])) if warm and narrow else 0
-        vetoes = (
-            self._veto([s.features for s, y in zip(items, base, strict=True) if y])
-            if rounds
-            else None
-        )
+        vetoed = self._veto(items, base) if rounds else None
         expanded: dict[int, float] = {}
         for round_ in range(rounds + 1):
             labels = [1.0 if i in expanded else y for i, y in enumerate(base)]
@@ -740,10 +735,12 @@ class Judge:
                 for i, z in enumerate(held)
                 if not base[i] and i not in judged and not items[i].excluded
             }
-            if vetoes:
-                probs = {i: pr for i, pr in probs.items() if not vetoes(items[i].features)}
             cap = int(p["expand_growth"] * max(1.0, sum(base)))
-            ranked = sorted((pr, i) for i, pr in probs.items() if pr >= p["expand_at"])
+            ranked = sorted(
+                (pr, i)
+                for i, pr in probs.items()
+                if pr >= p["expand_at"] and not (vetoed and vetoed(i))
+            )
             grown = {i: pr for pr, i in ranked[::-1][:cap]}
             if grown.keys() == expanded.keys():
                 break
@@ -752,32 +749,44 @@ class Judge:
         self._fitted_at = len(self.seen)
         self._fitted_positives = int(sum(base)) + sum(1 for _, label in self.feedback if label)
 
-    def _veto(
-        self, positives: Sequence[Mapping[str, float]]
-    ) -> Callable[[Mapping[str, float]], bool] | None:
-        """What self-training must not take: a page more like one the user marked 👎 than
-        like anything known to be on the topic — each page the user marked 👍, and the centre
-        of ``positives`` (the literal ones) — by more than ``veto_margin`` (cosines of the
-        unit-length features; 1 turns the veto off). The model alone would add such a page
-        when the literal positives happen to resemble it (a fine topic's literal pages next
-        to a sibling topic's), and every one pulls the next round further towards the
-        sibling; the user's 👎 says where that border is. The centre keeps a few 👎 and no
-        👍 from vetoing the topic itself. None when there is no 👎."""
+    def _veto(self, items: Sequence[_Seen], base: Sequence[float]) -> Callable[[int], bool] | None:
+        """What self-training must not take (by index in ``items``): a page more like one the
+        user marked 👎 than like anything known to be on the topic — each page the user marked
+        👍, and the centre of the positives in ``base`` (the literal ones and the verdicts) —
+        by more than ``veto_margin`` (cosines of the unit-length features; 1 turns the veto
+        off). The model alone would add such a page when the literal positives happen to
+        resemble it (a fine topic's literal pages next to a sibling topic's), and every one
+        pulls the next round further towards the sibling; the user's 👎 says where that border
+        is. The centre keeps a few 👎 and no 👍 from vetoing the topic itself. Each page is
+        compared once per refit, and only when a round would take it. None when there is no
+        👎."""
+        margin = self.params["veto_margin"]
         downs = [f for f, label in self.feedback if not label]
-        if not downs:
+        if not downs or margin >= 1.0:
             return None
         ups = [f for f, label in self.feedback if label]
         centre: dict[str, float] = {}
-        for f in positives:
-            for t, v in f.items():
-                centre[t] = centre.get(t, 0.0) + v
+        for seen, y in zip(items, base, strict=True):
+            if y:
+                for t, v in seen.features.items():
+                    centre[t] = centre.get(t, 0.0) + v
         if centre:
             ups.append(_unit(centre))
-        margin = self.params["veto_margin"]
+        # the verdicts by word, so that a page's cosines with all of them take one pass over
+        # its own words (hundreds of verdicts cost little more than a few)
+        postings: dict[str, list[tuple[int, float]]] = {}
+        for j, example in enumerate(downs + ups):
+            for t, v in example.items():
+                postings.setdefault(t, []).append((j, v))
+        n_down = len(downs)
 
-        def vetoed(features: Mapping[str, float]) -> bool:
-            near_down = max(dot(features, f) for f in downs)
-            return near_down - margin > max((dot(features, f) for f in ups), default=0.0)
+        @functools.cache
+        def vetoed(i: int) -> bool:
+            cos = [0.0] * (n_down + len(ups))
+            for t, v in items[i].features.items():
+                for j, w in postings.get(t, ()):
+                    cos[j] += v * w
+            return max(cos[:n_down]) - margin > max(cos[n_down:], default=0.0)
 
         return vetoed
 

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -215,21 +215,16 @@ def _vector(
     return {t: (1.0 + math.log(n)) * idf.get(t, median) for t, n in tf.items()}
 
 
-def dot(a: Mapping[str, float], b: Mapping[str, float]) -> float:
-    """Dot product of two sparse vectors."""
-    if len(a) > len(b):
-        a, b = b, a
-    return sum(v * b.get(k, 0.0) for k, v in a.items())
-
-
 def cosine(a: dict[str, float], b: dict[str, float]) -> float:
     """Cosine similarity of two sparse vectors."""
-    dot_ = dot(a, b)
-    if not dot_:
+    if len(a) > len(b):
+        a, b = b, a
+    dot = sum(v * b.get(k, 0.0) for k, v in a.items())
+    if not dot:
         return 0.0
     na = math.sqrt(sum(v * v for v in a.values()))
     nb = math.sqrt(sum(v * v for v in b.values()))
-    return dot_ / (na * nb)
+    return dot / (na * nb)
 
 
 def topic_vector(profile: TopicProfile) -> dict[str, float]:
