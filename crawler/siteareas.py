@@ -7,7 +7,10 @@ learn "football". Sites say which pages are neighbours in two ways that do not d
 site's templates:
 
 * the **section in the title** — the part after the headline (``…_体育_新浪网``,
-  ``… | Sport | The Herald``), shared by the pages of one channel;
+  ``… | Sport | The Herald``), shared by the pages of one channel; where the titles name no
+  sections, the **section in the URL** stands in for it: the host and the first two
+  directories (``sports.example.com/``, ``example.com/news/sport``), a bare host counting
+  only when its site spreads over several hosts;
 * **co-citation** — the pages one page links to (a channel's list, an article's "related" box)
   are usually of one area; a page linked from pages whose links lead to the topic's pages is
   near the topic.
@@ -22,9 +25,12 @@ the affinity is then neutral.
 
 from __future__ import annotations
 
+import functools
 from collections import Counter
 from collections.abc import Collection, Iterable
 from typing import TypeVar
+
+from crawler.urls import directories, public_suffix, registered_domain
 
 K = TypeVar("K")
 
@@ -55,28 +61,26 @@ class SiteAreas:
 
     def affinity(self, items: Iterable[str], positives: Collection[str]) -> Affinity:
         """How close each page is to the positives' part of the site (module doc)."""
+        items = list(items)
         item_ids = {self._id(u) for u in items}
         pos_ids = {self._ids[u] for u in positives if u in self._ids}
-        by_section = self._section_density(item_ids, pos_ids)
+        by_section = _density(self._section, item_ids, pos_ids)
+        sections = _relative(
+            by_section, [by_section.get(self._section.get(i, ""), 0.0) for i in pos_ids]
+        )
+        paths = None
+        if sections is None:
+            # the titles do not name sections: the URLs may (sports.example.com/…, /news/sport/…)
+            where = _url_sections({u: self._ids[u] for u in items})
+            by_path = _density(where, item_ids, pos_ids)
+            paths = _relative(by_path, [by_path[where[i]] for i in pos_ids if i in where])
         cited = self._citation_density(item_ids, pos_ids)
-        sec_ref = [by_section.get(self._section.get(i, ""), 0.0) for i in pos_ids]
-        cite_ref = [cited.get(i, 0.0) for i in pos_ids]
         return Affinity(
             self,
-            _relative(by_section, sec_ref),
-            _relative(cited, cite_ref),
+            sections,
+            _relative(cited, [cited.get(i, 0.0) for i in pos_ids]),
+            paths,
         )
-
-    def _section_density(self, items: set[int], positives: set[int]) -> dict[str, float]:
-        total: Counter[str] = Counter()
-        pos: Counter[str] = Counter()
-        for i in items:
-            s = self._section.get(i, "")
-            if s:
-                total[s] += 1
-                if i in positives:
-                    pos[s] += 1
-        return {s: pos[s] / n for s, n in total.items()}
 
     def _citation_density(self, items: set[int], positives: set[int]) -> dict[int, float]:
         """Per linked page (fetched or not): the share of positives among the items linked
@@ -98,6 +102,50 @@ class SiteAreas:
         return {j: num[j] / den[j] for j in num if den[j] > 0}
 
 
+@functools.lru_cache(maxsize=65536)
+def url_section(url: str) -> str:
+    """The site section a URL names: its host and first two directories
+    (``sports.example.com/``, ``example.com/news/sport``; ``crawler.urls.directories``)."""
+    host, dirs = directories(url)
+    return f"{host}/{'/'.join(dirs[:2])}"
+
+
+def _site(host: str) -> str:
+    """The registrable domain of a host; for a suffix the public list does not know (an
+    intranet's ``.internal``, ``.test``), its last two labels; an IP address is its own."""
+    if public_suffix(host):
+        return registered_domain(host)
+    labels = host.split(".")
+    return host if labels[-1].isdigit() or ":" in host else ".".join(labels[-2:])
+
+
+def _url_sections(items: dict[str, int]) -> dict[int, str]:
+    """Each item's ``url_section``, where it names one: a bare host names a section only when
+    its site spreads its pages over several hosts (sports.example.com beside
+    news.example.com); one host whose URLs name no directory is one site, not a section."""
+    where = {i: url_section(u) for u, i in items.items()}
+    hosts: dict[str, set[str]] = {}
+    for section in set(where.values()):
+        host, _, path = section.partition("/")
+        if not path:
+            hosts.setdefault(_site(host), set()).add(host)
+    lone = {next(iter(h)) + "/" for h in hosts.values() if len(h) < 2}
+    return {i: s for i, s in where.items() if s not in lone}
+
+
+def _density(where: dict[int, str], items: set[int], positives: set[int]) -> dict[str, float]:
+    """The share of positives among the items of each section (``where``: item → section)."""
+    total: Counter[str] = Counter()
+    pos: Counter[str] = Counter()
+    for i in items:
+        s = where.get(i, "")
+        if s:
+            total[s] += 1
+            if i in positives:
+                pos[s] += 1
+    return {s: pos[s] / n for s, n in total.items()}
+
+
 def _relative(raw: dict[K, float], ref_values: list[float]) -> dict[K, float] | None:
     """``raw`` over its mean on the positives, capped at 1; None when it tells nothing."""
     ref = sum(ref_values) / len(ref_values) if ref_values else 0.0
@@ -114,10 +162,13 @@ class Affinity:
         areas: SiteAreas,
         sections: dict[str, float] | None,
         cited: dict[int, float] | None,
+        paths: dict[str, float] | None = None,
     ) -> None:
         self._areas = areas
         self.sections = sections
         self.cited = cited
+        self.paths = paths
+        """Sections named by URLs, when titles name none (``url_section``)."""
 
     def __call__(self, url: str, section: str | None = None) -> float:
         """The mean of the section's and the citations' closeness; a signal the site does not
@@ -126,6 +177,8 @@ class Affinity:
         if self.sections is not None:
             s = self._areas.section_of(url) if section is None else section
             values.append(self.sections.get(s, 1.0) if s else 0.0)
+        elif self.paths is not None:
+            values.append(self.paths.get(url_section(url), 1.0) if url else 1.0)
         if self.cited is not None:
             i = self._areas._ids.get(url)
             values.append(self.cited.get(i, 0.0) if i is not None else 1.0)

@@ -5,15 +5,14 @@ build on it without importing each other first."""
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from typing import Any, ClassVar, Protocol
-from urllib.parse import urlsplit
 
 from crawler import text as textmod
 from crawler.profile import TopicProfile
 from crawler.relevance import Relevance, kp_max
 from crawler.types import Link, Page
+from crawler.urls import directories
 
 __all__ = ["ScoredLink", "Strategy", "section_keys"]
 
@@ -91,16 +90,8 @@ class _Base:
         return max((self.profile.weight(t) for t in self.profile.match(tokens)), default=0.0)
 
 
-_DIRECTORY = re.compile(r"^[a-z][a-z0-9_-]*$")
-
-
 def section_keys(url: str) -> tuple[str, str]:
     """``(host, host/section)`` of a URL: the section is the first path segment that names a
     directory (letters first, no dot, not the last segment), else the host alone."""
-    parts = urlsplit(url)
-    host = (parts.hostname or "").removeprefix("www.")
-    segments = [s for s in parts.path.lower().split("/") if s]
-    for segment in segments[:-1]:
-        if _DIRECTORY.match(segment):
-            return host, f"{host}/{segment}"
-    return host, host
+    host, dirs = directories(url)
+    return host, f"{host}/{dirs[0]}" if dirs else host

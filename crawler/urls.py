@@ -34,6 +34,7 @@ __all__ = [
     "TRACKING_PARAMS",
     "Scope",
     "canonicalize",
+    "directories",
     "host_of",
     "in_scope",
     "registered_domain",
@@ -342,6 +343,20 @@ def registered_domain(host: str) -> str:
     """
     host, domain, suffix = _split_host(host)
     return f"{domain}.{suffix}" if suffix and domain else host
+
+
+_DIRECTORY = re.compile(r"^[a-z][a-z0-9_-]*$")
+
+
+def directories(url: str) -> tuple[str, list[str]]:
+    """``(host, directories)`` of a URL: the host without ``www.``, and the path segments
+    that name a directory (letters first, no dot, not the last segment) — ``sport`` and
+    ``football`` of ``/sport/football/2019/story-1.html``; dates, ids and the page's own name
+    are left out."""
+    parts = urlsplit(url)
+    host = (parts.hostname or "").removeprefix("www.")
+    segments = [s for s in parts.path.lower().split("/") if s]
+    return host, [s for s in segments[:-1] if _DIRECTORY.match(s)]
 
 
 def public_suffix(host: str) -> str:

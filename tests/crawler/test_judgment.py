@@ -318,6 +318,61 @@ def test_site_areas_rank_a_page_near_the_positives_above_one_far_from_them() -> 
     assert neutral(sport[3]) == neutral(finance[3]) == 1.0
 
 
+def test_where_titles_name_no_section_the_urls_do() -> None:
+    def closeness(sport: list[str], finance: list[str]) -> tuple[float, float]:
+        areas = SiteAreas()
+        for url in [*sport, *finance]:
+            areas.observe(url, [], "")  # titles without a section suffix, no links
+        affinity = areas.affinity([*sport, *finance], {sport[0], sport[1]})
+        return affinity(sport[4]), affinity(finance[4])
+
+    # a host per channel, dates and ids in the path
+    hosts = closeness(
+        [f"http://sports.x.cn/2019/0{i}/doc-{i}.shtml" for i in range(6)],
+        [f"http://finance.x.cn/2019/0{i}/doc-{i}.shtml" for i in range(6)],
+    )
+    assert hosts == (1.0, 0.0)
+    # directories
+    dirs = closeness(
+        [f"http://x.com/news/sport/{i}.html" for i in range(6)],
+        [f"http://x.com/news/business/{i}.html" for i in range(6)],
+    )
+    assert dirs == (1.0, 0.0)
+    # one host whose URLs name no directory is one site, not a section: every page neutral
+    flat = closeness(
+        [f"http://x.com/{i}.html" for i in range(6)],
+        [f"http://x.com/{i + 6}.html" for i in range(6)],
+    )
+    assert flat == (1.0, 1.0)
+
+
+def test_a_site_whose_titles_name_no_section_is_read_by_its_urls() -> None:
+    pages = sectioned_visit(random.Random(13))
+    moved = {}
+    for page in pages:
+        headline_, section = page.title.split("_")[:2]
+        host = "sports" if section == "体育" else "finance"
+        moved[page.url] = page.url.replace("//news.", f"//{host}.")
+        page.title = headline_
+    for page in pages:
+        page.url = page.final_url = moved[page.url]
+        page.links = [Link(moved[link.url], "") for link in page.links]
+    judge = Judge(profile())
+    for page in pages:
+        judge.judge(page)
+    judge.finish()
+
+    def area(judge: Judge, host: str, words: list[str]) -> float:
+        url = f"http://{host}.example.cn/new.html"
+        story = Page(url, url, 200, title="，".join(words[:3]), text=FILLER)
+        return judge.judge(story, observe=False).explanation["parts"]["area"]
+
+    assert area(judge, "finance", FOOTBALL) < area(judge, "sports", FOOTBALL)
+    # the next visit starts from what this one learned about the site's sections
+    restored = Judge(profile(), state=json.loads(json.dumps(judge.state())))
+    assert area(restored, "finance", FOOTBALL) < area(restored, "sports", FOOTBALL)
+
+
 def test_a_verdict_overrides_the_pseudo_label_of_the_page_it_was_given_on() -> None:
     pages = sectioned_visit(random.Random(12))
     wrong = next(p for p in pages if "足球" in p.title)
