@@ -63,12 +63,15 @@ def truth_record(plan: Plan, url: str) -> dict[str, object]:
     }
 
 
-def write_web(plan: Plan, out: Path) -> dict[str, object]:
-    """Write ``plan`` into ``out`` (replacing a previous web there); return the manifest."""
+def write_web(plan: Plan, out: Path, *, plain_titles: bool = False) -> dict[str, object]:
+    """Write ``plan`` into ``out`` (replacing a previous web there); return the manifest.
+
+    ``plain_titles``: an article's ``<title>`` is its headline alone, as on sites whose titles
+    name neither the section nor the site."""
     sites = out / "sites"
     if sites.exists():
         shutil.rmtree(sites)
-    renderer = EnglishRenderer(plan) if plan.lang == "en" else Renderer(plan)
+    renderer = (EnglishRenderer if plan.lang == "en" else Renderer)(plan, plain_titles=plain_titles)
     hosts: dict[str, str] = {}
     for portal in plan.portals:
         for page in plan.pages.values():
@@ -103,6 +106,8 @@ def write_web(plan: Plan, out: Path) -> dict[str, object]:
     }
     if plan.lang != "zh":  # absent means zh: the Chinese web's manifest stays as it was
         manifest["lang"] = plan.lang
+    if plain_titles:  # absent means titles with section and portal names
+        manifest["titles"] = "plain"
     (out / "manifest.json").write_text(
         json.dumps(manifest, ensure_ascii=False, indent=2, sort_keys=True) + "\n", encoding="utf-8"
     )
@@ -117,11 +122,12 @@ def build(
     sites: int = 6,
     articles: int = 1000,
     lang: str = "zh",
+    plain_titles: bool = False,
 ) -> dict[str, object]:
     """Build the lab web in ``lang`` from a corpus directory (or documents) into ``out``."""
     docs = load_corpus(corpus, lang) if isinstance(corpus, Path) else corpus
     out.mkdir(parents=True, exist_ok=True)
     plan = make_plan(docs, seed=seed, sites=sites, articles=articles, lang=lang)
-    manifest = write_web(plan, out)
+    manifest = write_web(plan, out, plain_titles=plain_titles)
     logger.info("lab web: %s pages on %s hosts in %s", manifest["pages"], len(plan.portals), out)
     return manifest

@@ -37,6 +37,11 @@ def build_cmd(
     lang: str = typer.Option(
         "zh", "--lang", help="zh: Chinese portals (Toutiao, THUCNews, cnews); en: BBC articles."
     ),
+    plain_titles: bool = typer.Option(
+        False,
+        "--plain-titles",
+        help="Articles' <title> is the headline alone, without section and portal names.",
+    ),
 ) -> None:
     """Build a deterministic multi-site news web from the labelled corpus."""
     from lab.builder import DEFAULT_SIZES, build
@@ -52,6 +57,7 @@ def build_cmd(
         sites=sites or default_sites,
         articles=articles or default_articles,
         lang=lang,
+        plain_titles=plain_titles,
     )
     summary = {k: v for k, v in manifest.items() if k != "hosts"}
     summary["hosts"] = len(manifest["hosts"])  # type: ignore[arg-type]

@@ -57,9 +57,11 @@ def body_paragraphs(page: PageSpec) -> list[str]:
 class Renderer:
     """Turns a planned page into the HTML its portal would serve."""
 
-    def __init__(self, plan: Plan) -> None:
+    def __init__(self, plan: Plan, *, plain_titles: bool = False) -> None:
         self.plan = plan
         self.portals = {p.domain: p for p in plan.portals}
+        self.plain_titles = plain_titles
+        """Articles' ``<title>`` is the headline alone (no section and portal names)."""
 
     def anchor(self, url: str, page: PageSpec, role: str) -> str:
         """The anchor text a portal would print for a link to ``url`` from ``page``."""
@@ -133,9 +135,8 @@ class Renderer:
             parts.append(f'<meta name="description" content="{escape(paragraphs[0][:80])}">')
         return "\n".join(parts)
 
-    @staticmethod
-    def full_title(page: PageSpec, portal: Portal) -> str:
-        if page.kind == "article":
+    def full_title(self, page: PageSpec, portal: Portal) -> str:
+        if page.kind == "article" and not self.plain_titles:
             return f"{page.title}_{CATEGORY_NAMES[page.category]}_{portal.name}"
         return page.title
 

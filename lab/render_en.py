@@ -118,9 +118,8 @@ class EnglishRenderer(Renderer):
             parts.append(f'<meta name="description" content="{escape(paragraphs[0][:160])}">')
         return "\n".join(parts)
 
-    @staticmethod
-    def full_title(page: PageSpec, portal: Portal) -> str:
-        if page.kind == "article":
+    def full_title(self, page: PageSpec, portal: Portal) -> str:
+        if page.kind == "article" and not self.plain_titles:
             return f"{page.title}{SEP}{EN_CATEGORY_NAMES[page.category]}{SEP}{portal.name}"
         return page.title
 

@@ -96,3 +96,23 @@ def test_football_judge_is_not_fooled_by_basketball_positions_or_word_parts() ->
     # a football story that mentions basketball once is still football
     story = "恒大门将曾诚扑点救主，中超第10轮恒大战胜国安，赛后看NBA"
     assert is_football(Doc("x:9", "sports", story))
+
+
+def test_plain_titles_change_only_the_articles_titles(small_corpus: Path, tmp_path: Path) -> None:
+    full, plain = tmp_path / "full", tmp_path / "plain"
+    build(small_corpus, full, seed=3, sites=2, articles=40)
+    build(small_corpus, plain, seed=3, sites=2, articles=40, plain_titles=True)
+    for name in ("truth.jsonl", "graph.jsonl"):
+        assert (full / name).read_bytes() == (plain / name).read_bytes()
+    assert json.loads((plain / "manifest.json").read_text("utf-8"))["titles"] == "plain"
+    assert "titles" not in json.loads((full / "manifest.json").read_text("utf-8"))
+    articles = [r for r in truth(full) if r["kind"] == "article" and "sohu" not in str(r["url"])]
+    assert articles
+    for record in articles[:20]:
+        rel = str(record["url"]).split("/", 3)
+        titles = [
+            (web / "sites" / rel[2] / rel[3]).read_text("utf-8").split("<title>")[1].split("<")[0]
+            for web in (full, plain)
+        ]
+        # the same headline, without the section and portal names after it
+        assert titles[0].startswith(titles[1] + "_") and titles[0].count("_") >= 2
