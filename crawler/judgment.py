@@ -129,8 +129,8 @@ _MEMO_MAX = 200_000
 """Words whose feature weight a judge remembers (then it starts again)."""
 
 STATE_VERSION = 2
-"""2: adds ``sections`` (title section → closeness to the topic) and, where titles name no
-sections, ``paths`` (URL section → closeness; a state without it loads); 1 still loads."""
+"""2: adds ``sections`` (a title's section, or ``url:`` and a URL's where a site's titles name
+none → closeness to the topic); 1 still loads."""
 
 
 @functools.lru_cache(maxsize=16384)
@@ -385,11 +385,6 @@ def _platt(scores: Sequence[float], labels: Sequence[float]) -> tuple[float, flo
     return a, -float(b) / a
 
 
-def _top(closeness: Mapping[str, float] | None, n: int = 500) -> dict[str, float]:
-    """A site's sections and their closeness to the topic, for the saved state (at most n)."""
-    return {k: round(v, 4) for k, v in list((closeness or {}).items())[:n]}
-
-
 def _unit(vector: dict[str, float]) -> dict[str, float]:
     """``vector`` scaled to unit length (empty when it is zero)."""
     norm = math.sqrt(sum(v * v for v in vector.values()))
@@ -438,14 +433,10 @@ class Judge:
             )
             self.c = float(state.get("c", 1.0))
             self.history_items = int(state.get("items", 0))
-            sections, paths = state.get("sections"), state.get("paths")
+            sections = state.get("sections")
             if isinstance(sections, Mapping) and sections:
                 self.affinity = Affinity(
                     self.areas, {str(k): float(v) for k, v in sections.items()}, None
-                )
-            elif isinstance(paths, Mapping) and paths:
-                self.affinity = Affinity(
-                    self.areas, None, None, {str(k): float(v) for k, v in paths.items()}
                 )
         self.model: _Model | None = self.prior
         self.feedback = [self._example(ex) for ex in feedback]
@@ -983,6 +974,9 @@ class Judge:
             "c": round(self.c, 5),
             "scale": round(self.scale, 5),
             "items": self.history_items + len(self.seen),
-            "sections": _top(self.affinity.sections if self.affinity else None),
-            "paths": _top(self.affinity.paths if self.affinity else None),
+            "sections": {
+                sec: round(v, 4) for sec, v in list((self.affinity.sections or {}).items())[:500]
+            }
+            if self.affinity is not None
+            else {},
         }

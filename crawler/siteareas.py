@@ -7,8 +7,9 @@ learn "football". Sites say which pages are neighbours in two ways that do not d
 site's templates:
 
 * the **section in the title** — the part after the headline (``…_体育_新浪网``,
-  ``… | Sport | The Herald``), shared by the pages of one channel; where the titles name no
-  sections, the **section in the URL** stands in for it: the host and the first two
+  ``… | Sport | The Herald``), shared by the pages of one channel; on a site whose titles
+  name no sections (the headline alone, or the headline and the site's name, the same on
+  every page), the **section in the URL** stands in for it: the host and the first two
   directories (``sports.example.com/``, ``example.com/news/sport``), a bare host counting
   only when its site spreads over several hosts;
 * **co-citation** — the pages one page links to (a channel's list, an article's "related" box)
@@ -64,23 +65,37 @@ class SiteAreas:
         items = list(items)
         item_ids = {self._id(u) for u in items}
         pos_ids = {self._ids[u] for u in positives if u in self._ids}
-        by_section = _density(self._section, item_ids, pos_ids)
+        where, titled = self._sections({u: self._ids[u] for u in items})
+        by_section = _density(where, item_ids, pos_ids)
         sections = _relative(
-            by_section, [by_section.get(self._section.get(i, ""), 0.0) for i in pos_ids]
+            by_section, [by_section.get(where[i], 0.0) for i in pos_ids if i in where]
         )
-        paths = None
-        if sections is None:
-            # the titles do not name sections: the URLs may (sports.example.com/…, /news/sport/…)
-            where = _url_sections({u: self._ids[u] for u in items})
-            by_path = _density(where, item_ids, pos_ids)
-            paths = _relative(by_path, [by_path[where[i]] for i in pos_ids if i in where])
         cited = self._citation_density(item_ids, pos_ids)
         return Affinity(
-            self,
-            sections,
-            _relative(cited, [cited.get(i, 0.0) for i in pos_ids]),
-            paths,
+            self, sections, _relative(cited, [cited.get(i, 0.0) for i in pos_ids]), titled
         )
+
+    def _sections(self, items: dict[str, int]) -> tuple[dict[int, str], frozenset[str]]:
+        """Each item's section (absent: its site names none), and the sites whose titles
+        name sections. A site's titles name sections when its items show two or more (a
+        title suffix that is only the site's name is the same on every page); the other
+        sites' URLs may (``url_section``; a bare host only when the site spreads over several
+        hosts)."""
+        named: dict[str, set[str]] = {}
+        for url, i in items.items():
+            section = self._section.get(i, "")
+            if section:
+                named.setdefault(site_of(url), set()).add(section)
+        titled = frozenset(site for site, found in named.items() if len(found) > 1)
+        where: dict[int, str] = {}
+        by_url: dict[str, int] = {}
+        for url, i in items.items():
+            if site_of(url) in titled:
+                where[i] = self._section.get(i, "")
+            else:
+                by_url[url] = i
+        where.update(_url_sections(by_url))
+        return where, titled
 
     def _citation_density(self, items: set[int], positives: set[int]) -> dict[int, float]:
         """Per linked page (fetched or not): the share of positives among the items linked
@@ -100,6 +115,16 @@ class SiteAreas:
                 num[page] = num.get(page, 0.0) + n_pos
                 den[page] = den.get(page, 0.0) + n_items
         return {j: num[j] / den[j] for j in num if den[j] > 0}
+
+
+_URL = "url:"
+"""Prefix of a section named by a URL (a title's section has none)."""
+
+
+@functools.lru_cache(maxsize=65536)
+def site_of(url: str) -> str:
+    """The site (registrable domain) of a URL."""
+    return _site(directories(url)[0])
 
 
 @functools.lru_cache(maxsize=65536)
@@ -130,7 +155,7 @@ def _url_sections(items: dict[str, int]) -> dict[int, str]:
         if not path:
             hosts.setdefault(_site(host), set()).add(host)
     lone = {next(iter(h)) + "/" for h in hosts.values() if len(h) < 2}
-    return {i: s for i, s in where.items() if s not in lone}
+    return {i: _URL + s for i, s in where.items() if s not in lone}
 
 
 def _density(where: dict[int, str], items: set[int], positives: set[int]) -> dict[str, float]:
@@ -162,23 +187,35 @@ class Affinity:
         areas: SiteAreas,
         sections: dict[str, float] | None,
         cited: dict[int, float] | None,
-        paths: dict[str, float] | None = None,
+        titled: frozenset[str] | None = None,
     ) -> None:
         self._areas = areas
         self.sections = sections
+        """Closeness by section: a title's section, or ``url:`` and a URL's section."""
         self.cited = cited
-        self.paths = paths
-        """Sections named by URLs, when titles name none (``url_section``)."""
+        self.titled = titled
+        """The sites whose titles name sections (None: not known, as in a saved state)."""
+        self._by_title = any(not key.startswith(_URL) for key in sections or ())
+
+    def _section(self, url: str, section: str | None) -> float:
+        closeness = self.sections or {}
+        title = self._areas.section_of(url) if section is None else section
+        if url and (self.titled is None or site_of(url) not in self.titled):
+            by_url = closeness.get(_URL + url_section(url))
+            if by_url is not None or self.titled is not None:
+                # a site whose titles name no section: its URL's, if it names one
+                return 1.0 if by_url is None else by_url
+        if title:
+            return closeness.get(title, 1.0)
+        # no section at all: far from the topic where titles name sections, else unknown
+        return 0.0 if self._by_title else 1.0
 
     def __call__(self, url: str, section: str | None = None) -> float:
         """The mean of the section's and the citations' closeness; a signal the site does not
         give, or a page it knows nothing about, counts as 1."""
         values = []
         if self.sections is not None:
-            s = self._areas.section_of(url) if section is None else section
-            values.append(self.sections.get(s, 1.0) if s else 0.0)
-        elif self.paths is not None:
-            values.append(self.paths.get(url_section(url), 1.0) if url else 1.0)
+            values.append(self._section(url, section))
         if self.cited is not None:
             i = self._areas._ids.get(url)
             values.append(self.cited.get(i, 0.0) if i is not None else 1.0)

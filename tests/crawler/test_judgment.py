@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 import random
 
+import pytest
+
 from crawler import Example, Judge, Judgment, Link, Page, TopicProfile
 from crawler.judgment import page_tokens
 from crawler.siteareas import SiteAreas
@@ -318,42 +320,77 @@ def test_site_areas_rank_a_page_near_the_positives_above_one_far_from_them() -> 
     assert neutral(sport[3]) == neutral(finance[3]) == 1.0
 
 
-def test_where_titles_name_no_section_the_urls_do() -> None:
-    def closeness(sport: list[str], finance: list[str]) -> tuple[float, float]:
+@pytest.mark.parametrize("site_names", [False, True])
+def test_where_titles_name_no_section_the_urls_do(site_names: bool) -> None:
+    """Two sites (y with twice as many finance stories) whose titles are the headline alone,
+    or the headline and the site's name (the same on every page of a site: no section), and no
+    links: the URLs tell the sections apart."""
+
+    def closeness(urls: dict[str, dict[str, list[str]]]) -> dict[tuple[str, str], float]:
         areas = SiteAreas()
-        for url in [*sport, *finance]:
-            areas.observe(url, [], "")  # titles without a section suffix, no links
-        affinity = areas.affinity([*sport, *finance], {sport[0], sport[1]})
-        return affinity(sport[4]), affinity(finance[4])
+        for site, sections in urls.items():
+            for url in [u for section in sections.values() for u in section]:
+                areas.observe(url, [], site if site_names else "")
+        items = [u for sections in urls.values() for section in sections.values() for u in section]
+        positives = {urls[site]["sport"][i] for site in ("x", "y") for i in (0, 1)}
+        affinity = areas.affinity(items, positives)
+        return {
+            (site, name): affinity(section[4])
+            for site, sections in urls.items()
+            for name, section in sections.items()
+        }
 
     # a host per channel, dates and ids in the path
     hosts = closeness(
-        [f"http://sports.x.cn/2019/0{i}/doc-{i}.shtml" for i in range(6)],
-        [f"http://finance.x.cn/2019/0{i}/doc-{i}.shtml" for i in range(6)],
+        {
+            site: {
+                name: [f"http://{host}.{site}.cn/2019/0{i}/doc-{i}.shtml" for i in range(n)]
+                for name, host in (("sport", "sports"), ("finance", "finance"))
+                for n in [6 if site == "x" or name == "sport" else 12]
+            }
+            for site in ("x", "y")
+        }
     )
-    assert hosts == (1.0, 0.0)
+    assert hosts == {("x", "sport"): 1.0, ("x", "finance"): 0.0} | {
+        ("y", "sport"): 1.0,
+        ("y", "finance"): 0.0,
+    }
     # directories
     dirs = closeness(
-        [f"http://x.com/news/sport/{i}.html" for i in range(6)],
-        [f"http://x.com/news/business/{i}.html" for i in range(6)],
+        {
+            site: {
+                name: [f"http://{site}.com/news/{name}/{i}.html" for i in range(n)]
+                for name in ("sport", "finance")
+                for n in [6 if site == "x" or name == "sport" else 12]
+            }
+            for site in ("x", "y")
+        }
     )
-    assert dirs == (1.0, 0.0)
+    assert dirs[("x", "sport")] == dirs[("y", "sport")] == 1.0
+    assert dirs[("x", "finance")] == dirs[("y", "finance")] == 0.0
     # one host whose URLs name no directory is one site, not a section: every page neutral
     flat = closeness(
-        [f"http://x.com/{i}.html" for i in range(6)],
-        [f"http://x.com/{i + 6}.html" for i in range(6)],
+        {
+            site: {
+                name: [f"http://{site}.com/{name[0]}{i}.html" for i in range(n)]
+                for name in ("sport", "finance")
+                for n in [6 if site == "x" or name == "sport" else 12]
+            }
+            for site in ("x", "y")
+        }
     )
-    assert flat == (1.0, 1.0)
+    assert set(flat.values()) == {1.0}
 
 
-def test_a_site_whose_titles_name_no_section_is_read_by_its_urls() -> None:
+@pytest.mark.parametrize("suffix", ["", "_示例网"])
+def test_a_site_whose_titles_name_no_section_is_read_by_its_urls(suffix: str) -> None:
     pages = sectioned_visit(random.Random(13))
     moved = {}
     for page in pages:
         headline_, section = page.title.split("_")[:2]
         host = "sports" if section == "体育" else "finance"
         moved[page.url] = page.url.replace("//news.", f"//{host}.")
-        page.title = headline_
+        page.title = headline_ + suffix
     for page in pages:
         page.url = page.final_url = moved[page.url]
         page.links = [Link(moved[link.url], "") for link in page.links]
@@ -364,7 +401,7 @@ def test_a_site_whose_titles_name_no_section_is_read_by_its_urls() -> None:
 
     def area(judge: Judge, host: str, words: list[str]) -> float:
         url = f"http://{host}.example.cn/new.html"
-        story = Page(url, url, 200, title="，".join(words[:3]), text=FILLER)
+        story = Page(url, url, 200, title="，".join(words[:3]) + suffix, text=FILLER)
         return judge.judge(story, observe=False).explanation["parts"]["area"]
 
     assert area(judge, "finance", FOOTBALL) < area(judge, "sports", FOOTBALL)
