@@ -63,15 +63,19 @@ def truth_record(plan: Plan, url: str) -> dict[str, object]:
     }
 
 
-def write_web(plan: Plan, out: Path, *, plain_titles: bool = False) -> dict[str, object]:
+TITLES = ("section", "site", "plain")
+"""What an article's ``<title>`` holds after the headline: the section and portal names, the
+portal's name alone, or nothing (the lab's default is the first)."""
+
+
+def write_web(plan: Plan, out: Path, *, titles: str = "section") -> dict[str, object]:
     """Write ``plan`` into ``out`` (replacing a previous web there); return the manifest.
 
-    ``plain_titles``: an article's ``<title>`` is its headline alone, as on sites whose titles
-    name neither the section nor the site."""
+    ``titles``: one of ``TITLES``."""
     sites = out / "sites"
     if sites.exists():
         shutil.rmtree(sites)
-    renderer = (EnglishRenderer if plan.lang == "en" else Renderer)(plan, plain_titles=plain_titles)
+    renderer = (EnglishRenderer if plan.lang == "en" else Renderer)(plan, titles=titles)
     hosts: dict[str, str] = {}
     for portal in plan.portals:
         for page in plan.pages.values():
@@ -106,8 +110,8 @@ def write_web(plan: Plan, out: Path, *, plain_titles: bool = False) -> dict[str,
     }
     if plan.lang != "zh":  # absent means zh: the Chinese web's manifest stays as it was
         manifest["lang"] = plan.lang
-    if plain_titles:  # absent means titles with section and portal names
-        manifest["titles"] = "plain"
+    if titles != "section":  # absent means titles with section and portal names
+        manifest["titles"] = titles
     (out / "manifest.json").write_text(
         json.dumps(manifest, ensure_ascii=False, indent=2, sort_keys=True) + "\n", encoding="utf-8"
     )
@@ -122,12 +126,14 @@ def build(
     sites: int = 6,
     articles: int = 1000,
     lang: str = "zh",
-    plain_titles: bool = False,
+    titles: str = "section",
 ) -> dict[str, object]:
     """Build the lab web in ``lang`` from a corpus directory (or documents) into ``out``."""
     docs = load_corpus(corpus, lang) if isinstance(corpus, Path) else corpus
     out.mkdir(parents=True, exist_ok=True)
     plan = make_plan(docs, seed=seed, sites=sites, articles=articles, lang=lang)
-    manifest = write_web(plan, out, plain_titles=plain_titles)
+    if titles not in TITLES:
+        raise ValueError(f"titles: expected one of {', '.join(TITLES)}, got {titles!r}")
+    manifest = write_web(plan, out, titles=titles)
     logger.info("lab web: %s pages on %s hosts in %s", manifest["pages"], len(plan.portals), out)
     return manifest

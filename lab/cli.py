@@ -37,18 +37,21 @@ def build_cmd(
     lang: str = typer.Option(
         "zh", "--lang", help="zh: Chinese portals (Toutiao, THUCNews, cnews); en: BBC articles."
     ),
-    plain_titles: bool = typer.Option(
-        False,
-        "--plain-titles",
-        help="Articles' <title> is the headline alone, without section and portal names.",
+    titles: str = typer.Option(
+        "section",
+        "--titles",
+        help="An article's <title> after its headline: section: the section and portal names; "
+        "site: the portal's name alone; plain: nothing.",
     ),
 ) -> None:
     """Build a deterministic multi-site news web from the labelled corpus."""
-    from lab.builder import DEFAULT_SIZES, build
+    from lab.builder import DEFAULT_SIZES, TITLES, build
     from lab.corpus import LANGUAGES
 
     if lang not in LANGUAGES:
         raise typer.BadParameter(f"expected one of {', '.join(LANGUAGES)}", param_hint="--lang")
+    if titles not in TITLES:
+        raise typer.BadParameter(f"expected one of {', '.join(TITLES)}", param_hint="--titles")
     default_sites, default_articles = DEFAULT_SIZES[lang]
     manifest = build(
         corpus,
@@ -57,7 +60,7 @@ def build_cmd(
         sites=sites or default_sites,
         articles=articles or default_articles,
         lang=lang,
-        plain_titles=plain_titles,
+        titles=titles,
     )
     summary = {k: v for k, v in manifest.items() if k != "hosts"}
     summary["hosts"] = len(manifest["hosts"])  # type: ignore[arg-type]

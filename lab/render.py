@@ -57,11 +57,12 @@ def body_paragraphs(page: PageSpec) -> list[str]:
 class Renderer:
     """Turns a planned page into the HTML its portal would serve."""
 
-    def __init__(self, plan: Plan, *, plain_titles: bool = False) -> None:
+    def __init__(self, plan: Plan, *, titles: str = "section") -> None:
         self.plan = plan
         self.portals = {p.domain: p for p in plan.portals}
-        self.plain_titles = plain_titles
-        """Articles' ``<title>`` is the headline alone (no section and portal names)."""
+        self.titles = titles
+        """An article's ``<title>``: its headline, then the section and portal names
+        (``section``), the portal's name alone (``site``) or nothing (``plain``)."""
 
     def anchor(self, url: str, page: PageSpec, role: str) -> str:
         """The anchor text a portal would print for a link to ``url`` from ``page``."""
@@ -136,9 +137,11 @@ class Renderer:
         return "\n".join(parts)
 
     def full_title(self, page: PageSpec, portal: Portal) -> str:
-        if page.kind == "article" and not self.plain_titles:
-            return f"{page.title}_{CATEGORY_NAMES[page.category]}_{portal.name}"
-        return page.title
+        if page.kind != "article" or self.titles == "plain":
+            return page.title
+        if self.titles == "site":
+            return f"{page.title}_{portal.name}"
+        return f"{page.title}_{CATEGORY_NAMES[page.category]}_{portal.name}"
 
     def render(self, page: PageSpec) -> str:
         portal = self.portals[page.portal]

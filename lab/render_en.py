@@ -119,9 +119,11 @@ class EnglishRenderer(Renderer):
         return "\n".join(parts)
 
     def full_title(self, page: PageSpec, portal: Portal) -> str:
-        if page.kind == "article" and not self.plain_titles:
-            return f"{page.title}{SEP}{EN_CATEGORY_NAMES[page.category]}{SEP}{portal.name}"
-        return page.title
+        if page.kind != "article" or self.titles == "plain":
+            return page.title
+        if self.titles == "site":
+            return f"{page.title}{SEP}{portal.name}"
+        return f"{page.title}{SEP}{EN_CATEGORY_NAMES[page.category]}{SEP}{portal.name}"
 
     def render(self, page: PageSpec) -> str:
         portal = self.portals[page.portal]

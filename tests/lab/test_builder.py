@@ -98,21 +98,25 @@ def test_football_judge_is_not_fooled_by_basketball_positions_or_word_parts() ->
     assert is_football(Doc("x:9", "sports", story))
 
 
-def test_plain_titles_change_only_the_articles_titles(small_corpus: Path, tmp_path: Path) -> None:
-    full, plain = tmp_path / "full", tmp_path / "plain"
-    build(small_corpus, full, seed=3, sites=2, articles=40)
-    build(small_corpus, plain, seed=3, sites=2, articles=40, plain_titles=True)
+def test_other_titles_change_only_the_articles_titles(small_corpus: Path, tmp_path: Path) -> None:
+    webs = {kind: tmp_path / kind for kind in ("section", "site", "plain")}
+    for kind, out in webs.items():
+        build(small_corpus, out, seed=3, sites=2, articles=40, titles=kind)
     for name in ("truth.jsonl", "graph.jsonl"):
-        assert (full / name).read_bytes() == (plain / name).read_bytes()
-    assert json.loads((plain / "manifest.json").read_text("utf-8"))["titles"] == "plain"
-    assert "titles" not in json.loads((full / "manifest.json").read_text("utf-8"))
-    articles = [r for r in truth(full) if r["kind"] == "article" and "sohu" not in str(r["url"])]
+        assert len({(out / name).read_bytes() for out in webs.values()}) == 1
+    for kind, out in webs.items():
+        manifest = json.loads((out / "manifest.json").read_text("utf-8"))
+        assert manifest.get("titles", "section") == kind
+    articles = [r for r in truth(webs["section"]) if r["kind"] == "article"]
+    articles = [r for r in articles if "sohu" not in str(r["url"])]  # utf-8 portals
     assert articles
     for record in articles[:20]:
         rel = str(record["url"]).split("/", 3)
-        titles = [
-            (web / "sites" / rel[2] / rel[3]).read_text("utf-8").split("<title>")[1].split("<")[0]
-            for web in (full, plain)
-        ]
-        # the same headline, without the section and portal names after it
-        assert titles[0].startswith(titles[1] + "_") and titles[0].count("_") >= 2
+        section, site, plain = (
+            (out / "sites" / rel[2] / rel[3]).read_text("utf-8").split("<title>")[1].split("<")[0]
+            for out in webs.values()
+        )
+        # the same headline; after it the section and portal names, the portal's, or nothing
+        assert section.startswith(plain + "_") and section.count("_") >= 2
+        assert site.startswith(plain + "_") and section.endswith(site[len(plain) :])
+        assert len(site) < len(section)
