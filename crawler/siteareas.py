@@ -77,16 +77,21 @@ class SiteAreas:
 
     def _sections(self, items: dict[str, int]) -> tuple[dict[int, str], frozenset[str]]:
         """Each item's section (absent: its site names none), and the sites whose titles
-        name sections. A site's titles name sections when its items show two or more (a
-        title suffix that is only the site's name is the same on every page); the other
-        sites' URLs may (``url_section``; a bare host only when the site spreads over several
-        hosts)."""
-        named: dict[str, set[str]] = {}
+        name sections. A site's titles name sections when two or more are each shared by
+        ``_SHARED`` of its items (a title suffix that is only the site's name is the same on
+        every page; a headline that holds a separator itself, ``传统武术_梅花桩``, makes a
+        "section" of one page); the other sites' URLs may (``url_section``; a bare host only
+        when the site spreads over several hosts)."""
+        named: dict[str, Counter[str]] = {}
         for url, i in items.items():
             section = self._section.get(i, "")
             if section:
-                named.setdefault(site_of(url), set()).add(section)
-        titled = frozenset(site for site, found in named.items() if len(found) > 1)
+                named.setdefault(site_of(url), Counter())[section] += 1
+        titled = frozenset(
+            site
+            for site, found in named.items()
+            if sum(1 for n in found.values() if n >= _SHARED) > 1
+        )
         where: dict[int, str] = {}
         by_url: dict[str, int] = {}
         for url, i in items.items():
@@ -117,6 +122,8 @@ class SiteAreas:
         return {j: num[j] / den[j] for j in num if den[j] > 0}
 
 
+_SHARED = 3
+"""Items that must share a title section for it to count as one of the site's sections."""
 _URL = "url:"
 """Prefix of a section named by a URL (a title's section has none)."""
 

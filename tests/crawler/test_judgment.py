@@ -330,7 +330,11 @@ def test_where_titles_name_no_section_the_urls_do(site_names: bool) -> None:
         areas = SiteAreas()
         for site, sections in urls.items():
             for url in [u for section in sections.values() for u in section]:
-                areas.observe(url, [], site if site_names else "")
+                # a headline that holds a separator itself (传统武术_梅花桩_x网) makes a
+                # "section" of one page
+                odd = url.endswith("5.shtml") or url.endswith("5.html")
+                title = f"{url[-8:]} {site}" if odd else site
+                areas.observe(url, [], title if site_names else "")
         items = [u for sections in urls.values() for section in sections.values() for u in section]
         positives = {urls[site]["sport"][i] for site in ("x", "y") for i in (0, 1)}
         affinity = areas.affinity(items, positives)
