@@ -129,11 +129,11 @@ def build(
     titles: str = "section",
 ) -> dict[str, object]:
     """Build the lab web in ``lang`` from a corpus directory (or documents) into ``out``."""
+    if titles not in TITLES:
+        raise ValueError(f"titles: expected one of {', '.join(TITLES)}, got {titles!r}")
     docs = load_corpus(corpus, lang) if isinstance(corpus, Path) else corpus
     out.mkdir(parents=True, exist_ok=True)
     plan = make_plan(docs, seed=seed, sites=sites, articles=articles, lang=lang)
-    if titles not in TITLES:
-        raise ValueError(f"titles: expected one of {', '.join(TITLES)}, got {titles!r}")
     manifest = write_web(plan, out, titles=titles)
     logger.info("lab web: %s pages on %s hosts in %s", manifest["pages"], len(plan.portals), out)
     return manifest
