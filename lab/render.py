@@ -57,6 +57,10 @@ def body_paragraphs(page: PageSpec) -> list[str]:
 class Renderer:
     """Turns a planned page into the HTML its portal would serve."""
 
+    title_sep = "_"
+    """Between an article's headline, its section and its portal in ``<title>``."""
+    category_names = CATEGORY_NAMES
+
     def __init__(self, plan: Plan, *, titles: str = "section") -> None:
         self.plan = plan
         self.portals = {p.domain: p for p in plan.portals}
@@ -139,9 +143,10 @@ class Renderer:
     def full_title(self, page: PageSpec, portal: Portal) -> str:
         if page.kind != "article" or self.titles == "plain":
             return page.title
+        sep = self.title_sep
         if self.titles == "site":
-            return f"{page.title}_{portal.name}"
-        return f"{page.title}_{CATEGORY_NAMES[page.category]}_{portal.name}"
+            return f"{page.title}{sep}{portal.name}"
+        return f"{page.title}{sep}{self.category_names[page.category]}{sep}{portal.name}"
 
     def render(self, page: PageSpec) -> str:
         portal = self.portals[page.portal]

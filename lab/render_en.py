@@ -46,6 +46,9 @@ def _short(title: str) -> str:
 class EnglishRenderer(Renderer):
     """The renderer of the English portals."""
 
+    title_sep = SEP
+    category_names = EN_CATEGORY_NAMES
+
     def anchor(self, url: str, page: PageSpec, role: str) -> str:
         target = self.plan.pages.get(url)
         portal = self.portals[page.portal]
@@ -117,13 +120,6 @@ class EnglishRenderer(Renderer):
         if paragraphs:
             parts.append(f'<meta name="description" content="{escape(paragraphs[0][:160])}">')
         return "\n".join(parts)
-
-    def full_title(self, page: PageSpec, portal: Portal) -> str:
-        if page.kind != "article" or self.titles == "plain":
-            return page.title
-        if self.titles == "site":
-            return f"{page.title}{SEP}{portal.name}"
-        return f"{page.title}{SEP}{EN_CATEGORY_NAMES[page.category]}{SEP}{portal.name}"
 
     def render(self, page: PageSpec) -> str:
         portal = self.portals[page.portal]
