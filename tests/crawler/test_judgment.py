@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import random
+from collections.abc import Callable
 
 import pytest
 
@@ -326,15 +327,25 @@ def test_where_titles_name_no_section_the_urls_do(site_names: bool) -> None:
     or the headline and the site's name (the same on every page of a site: no section), and no
     links: the URLs tell the sections apart."""
 
-    def closeness(urls: dict[str, dict[str, list[str]]]) -> dict[tuple[str, str], float]:
+    def closeness(url: Callable[[str, str, int], str]) -> dict[tuple[str, str], float]:
+        """Closeness of each site's fifth sport and finance story; ``url(site, section, i)``."""
+        urls = {
+            site: {
+                name: [
+                    url(site, name, i) for i in range(6 if site == "x" or name == "sport" else 12)
+                ]
+                for name in ("sport", "finance")
+            }
+            for site in ("x", "y")
+        }
         areas = SiteAreas()
         for site, sections in urls.items():
-            for url in [u for section in sections.values() for u in section]:
+            for u in [u for section in sections.values() for u in section]:
                 # a headline that holds a separator itself (传统武术_梅花桩_x网) makes a
                 # "section" of one page
-                odd = url.endswith("5.shtml") or url.endswith("5.html")
-                title = f"{url[-8:]} {site}" if odd else site
-                areas.observe(url, [], title if site_names else "")
+                odd = u.endswith("5.shtml") or u.endswith("5.html")
+                title = f"{u[-8:]} {site}" if odd else site
+                areas.observe(u, [], title if site_names else "")
         items = [u for sections in urls.values() for section in sections.values() for u in section]
         positives = {urls[site]["sport"][i] for site in ("x", "y") for i in (0, 1)}
         affinity = areas.affinity(items, positives)
@@ -346,43 +357,20 @@ def test_where_titles_name_no_section_the_urls_do(site_names: bool) -> None:
 
     # a host per channel, dates and ids in the path
     hosts = closeness(
-        {
-            site: {
-                name: [f"http://{host}.{site}.cn/2019/0{i}/doc-{i}.shtml" for i in range(n)]
-                for name, host in (("sport", "sports"), ("finance", "finance"))
-                for n in [6 if site == "x" or name == "sport" else 12]
-            }
-            for site in ("x", "y")
-        }
+        lambda site, name, i: (
+            f"http://{'sports' if name == 'sport' else name}.{site}.cn/2019/0{i}/doc-{i}.shtml"
+        )
     )
     assert hosts == {("x", "sport"): 1.0, ("x", "finance"): 0.0} | {
         ("y", "sport"): 1.0,
         ("y", "finance"): 0.0,
     }
     # directories
-    dirs = closeness(
-        {
-            site: {
-                name: [f"http://{site}.com/news/{name}/{i}.html" for i in range(n)]
-                for name in ("sport", "finance")
-                for n in [6 if site == "x" or name == "sport" else 12]
-            }
-            for site in ("x", "y")
-        }
-    )
+    dirs = closeness(lambda site, name, i: f"http://{site}.com/news/{name}/{i}.html")
     assert dirs[("x", "sport")] == dirs[("y", "sport")] == 1.0
     assert dirs[("x", "finance")] == dirs[("y", "finance")] == 0.0
     # one host whose URLs name no directory is one site, not a section: every page neutral
-    flat = closeness(
-        {
-            site: {
-                name: [f"http://{site}.com/{name[0]}{i}.html" for i in range(n)]
-                for name in ("sport", "finance")
-                for n in [6 if site == "x" or name == "sport" else 12]
-            }
-            for site in ("x", "y")
-        }
-    )
+    flat = closeness(lambda site, name, i: f"http://{site}.com/{name[0]}{i}.html")
     assert set(flat.values()) == {1.0}
 
 
