@@ -206,12 +206,12 @@ class Affinity:
 
     def _section(self, url: str, section: str | None) -> float:
         closeness = self.sections or {}
-        title = self._areas.section_of(url) if section is None else section
         if url and (self.titled is None or site_of(url) not in self.titled):
             by_url = closeness.get(_URL + url_section(url))
             if by_url is not None or self.titled is not None:
                 # a site whose titles name no section: its URL's, if it names one
                 return 1.0 if by_url is None else by_url
+        title = self._areas.section_of(url) if section is None else section
         if title:
             return closeness.get(title, 1.0)
         # no section at all: far from the topic where titles name sections, else unknown
