@@ -189,28 +189,41 @@ class PageTokens:
     headline: list[str] | None = None
     """The title without its section / site suffix (None: the whole title)."""
     suffix: list[str] = field(default_factory=list)
+    words: tuple[str, ...] = ()
+    """The concern's own words the page was cut with (``crawler.text.Words.kept``)."""
 
 
 def _segment(
-    title: str, text: str, *, meta: str = "", description: str = "", anchor: str = ""
+    title: str,
+    text: str,
+    *,
+    meta: str = "",
+    description: str = "",
+    anchor: str = "",
+    words: textmod.Words | None = None,
 ) -> PageTokens:
-    """Segment a page's parts; the title also as its headline and the suffix after it."""
+    """Segment a page's parts (with the concern's own ``words``, see ``crawler.text.Words``);
+    the title also as its headline and the suffix after it."""
     head, rest = headline(title)
     return PageTokens(
-        textmod.tokenize(title),
-        textmod.tokenize(meta),
-        textmod.tokenize(description),
-        textmod.tokenize(text),
-        textmod.tokenize(anchor),
-        textmod.tokenize(head) if rest else None,
-        textmod.tokenize(rest),
+        textmod.tokenize(title, words),
+        textmod.tokenize(meta, words),
+        textmod.tokenize(description, words),
+        textmod.tokenize(text, words),
+        textmod.tokenize(anchor, words),
+        textmod.tokenize(head, words) if rest else None,
+        textmod.tokenize(rest, words),
+        words.kept if words else (),
     )
 
 
-def page_tokens(page: Page, *, body_chars: int = 8000, anchor: str = "") -> PageTokens:
-    """Segment a page's title, meta keywords, description and main text (cached on the page)."""
+def page_tokens(
+    page: Page, *, body_chars: int = 8000, anchor: str = "", words: textmod.Words | None = None
+) -> PageTokens:
+    """Segment a page's title, meta keywords, description and main text (cached on the page,
+    for the concern's own ``words``: concerns whose words cut a text alike share it)."""
     cached = page.tokens
-    if isinstance(cached, PageTokens):
+    if isinstance(cached, PageTokens) and cached.words == (words.kept if words else ()):
         return cached
     tokens = _segment(
         page.title,
@@ -218,6 +231,7 @@ def page_tokens(page: Page, *, body_chars: int = 8000, anchor: str = "") -> Page
         meta=page.meta_keywords,
         description=page.description,
         anchor=anchor,
+        words=words,
     )
     page.tokens = tokens
     return tokens
@@ -501,7 +515,7 @@ class Judge:
     def _example(self, ex: Example) -> tuple[dict[str, float], bool]:
         # segmented as a fetched page is: the headline weighs as a title, the section and site
         # names in the title's suffix as body words
-        return self._features(_segment(ex.title, ex.text)), ex.label
+        return self._features(_segment(ex.title, ex.text, words=self.profile.words)), ex.label
 
     # -- literal evidence -----------------------------------------------------------------
     def _literal(self, tokens: PageTokens) -> tuple[float, bool, dict[str, Counter[str]]]:
@@ -556,9 +570,12 @@ class Judge:
 
     def judge(self, page: Page, *, anchor: str = "", observe: bool = True) -> Judgment:
         """Judge a fetched page (and, with ``observe``, learn from it)."""
-        tokens = page_tokens(page, body_chars=int(self.params["body_chars"]), anchor=anchor)
+        words = self.profile.words
+        tokens = page_tokens(
+            page, body_chars=int(self.params["body_chars"]), anchor=anchor, words=words
+        )
         if anchor and not tokens.anchor:
-            tokens.anchor = textmod.tokenize(anchor)
+            tokens.anchor = textmod.tokenize(anchor, words)
         head = tokens.title + tokens.meta + tokens.description
         excluded = self.profile.excluded_in(head) if self._exclude else []
         literal, strong, hits = self._literal(tokens)
@@ -932,7 +949,7 @@ class Judge:
         hit = self._link_cache.get(key)
         if hit is not None:
             return hit
-        tokens = _stem_all(textmod.tokenize(text))
+        tokens = _stem_all(textmod.tokenize(text, self.profile.words))
         value = self.params["p_title"] if self._user_index.match(tokens) else 0.0
         if self._exclude and self.profile.excluded_in(tokens):
             value = 0.0

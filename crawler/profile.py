@@ -35,6 +35,7 @@ from __future__ import annotations
 import logging
 import math
 import re
+from bisect import bisect_right
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -102,7 +103,7 @@ class TopicProfile:
         self._supported_of: tuple[dict[str, int], float] | None = None
         self._term_memo: tuple[tuple[str, ...], dict[str, bool]] = ((), {})
         """(the user's terms, token → may it be a topic term), for ``_terms_of``."""
-        textmod.add_words([*self.keywords, *self.synonyms, *self.exclude, *self.learned])
+        self._words = textmod.Words(())
 
     # -- construction ---------------------------------------------------------------------
     @classmethod
@@ -162,6 +163,15 @@ class TopicProfile:
             out[k] = 1.0
         return out
 
+    @property
+    def words(self) -> textmod.Words:
+        """The user's own words (keywords, synonyms, exclude words), with which this concern's
+        texts are cut (``crawler.text.Words``)."""
+        terms = (*self.keywords, *self.synonyms, *self.exclude)
+        if self._words.given != terms:
+            self._words = textmod.Words(terms)
+        return self._words
+
     def is_learned(self, term: str) -> bool:
         return term in self.learned and term not in self.keywords and term not in self.synonyms
 
@@ -205,7 +215,8 @@ class TopicProfile:
         else:
             strong = score.score > 0
         head = " ".join((page.title, page.meta_keywords, page.description))
-        head_tokens = textmod.tokenize(head)
+        words = self.words
+        head_tokens = textmod.tokenize(head, words)
         if strong and self.excluded_in(head_tokens):
             strong = False
         if strong and not self.match_user(head_tokens):
@@ -213,7 +224,7 @@ class TopicProfile:
             hits = sum(body.count(term) for term in self.user_terms)
             strong = hits >= self.params["learn_body_hits"]
         chars = int(self.params["learn_text_chars"])
-        tokens = self._terms_of(textmod.tokenize(f"{head} {page.text[:chars]}"))
+        tokens = self._terms_of(textmod.tokenize(f"{head} {page.text[:chars]}", words))
         candidates = self._candidates(page) if strong else set()
         tokens |= candidates
         self.n_pages += 1
@@ -265,7 +276,8 @@ class TopicProfile:
         chars = int(self.params["learn_text_chars"])
         body = " ".join((page.title, page.title, page.meta_keywords, page.description))
         body += " " + page.text[:chars]
-        return self._terms_of(t for t, _ in textmod.extract_keywords(body, topk=20))
+        keywords = textmod.extract_keywords(body, topk=20, words=self.words)
+        return self._terms_of(t for t, _ in keywords)
 
     def _relearn(self) -> None:
         """Pick the learned terms: supported by strong pages and specific to them.
@@ -314,7 +326,6 @@ class TopicProfile:
         if learned != self.learned:
             self.learned = learned
             self._index = None
-            textmod.add_words(learned)
 
     # -- persistence ------------------------------------------------------------------------
     def to_dict(self) -> dict[str, Any]:
@@ -355,44 +366,135 @@ _MEMO_MAX = 50_000
 class _Index:
     """Matches weighted terms against jieba tokens.
 
-    A token matches a term when it *is* the term, or — for Chinese terms of two or more
-    characters — when it contains it (jieba keeps dictionary words such as 中超联赛 whole, and
-    that token is about 中超). Terms that segment into several tokens (English phrases such as
+    A Chinese term (one with a Han character and no space) matches wherever its characters
+    occur in the tokens read one after the other: inside a longer word that jieba keeps whole
+    (中超联赛 is about 中超), across words jieba cuts it into (国足 may come out as 国 / 足, C罗
+    as c / 罗), and across a misaligned cut (国足队 → 国 / 足队). No term is ever added to the
+    segmenter's dictionary: that dictionary is shared by every concern of the process, and
+    one concern's words would change how another's pages are cut. Other terms match a token
+    that is the term, and terms that segment into several tokens (English phrases such as
     ``world cup``) match as a token sequence. Each token counts for at most one term, the
-    heaviest.
+    heaviest that starts first.
     """
 
     def __init__(self, weights: dict[str, float]) -> None:
         self.weights = weights
         self.single: dict[str, str] = {}
-        self.cjk: list[str] = []
         self.phrases: dict[str, list[tuple[tuple[str, ...], str]]] = {}
         self._memo: dict[str, object] = {}
+        han: list[str] = []
         for term in sorted(weights, key=lambda t: -weights[t]):
-            toks = textmod.tokenize(term) if not textmod.has_han(term) or " " in term else [term]
+            if textmod.has_han(term) and " " not in term:
+                han.append(term)
+                continue
+            toks = textmod.tokenize(term)
             if len(toks) == 1:
                 self.single.setdefault(toks[0], term)
-                if textmod.has_han(term) and len(term) >= 2:
-                    self.cjk.append(term)
             elif toks:
                 self.phrases.setdefault(toks[0], []).append((tuple(toks), term))
+        self._han_of = {textmod.normalize(t): t for t in reversed(han)}
+        """Each Chinese term as the tokens spell it (normalized) → the term."""
+        heaviest = sorted(self._han_of, key=lambda t: (-weights[self._han_of[t]], -len(t)))
+        alternatives = "|".join(map(re.escape, heaviest))
+        # a lookahead finds an occurrence at every position, overlapping ones included
+        self._han = re.compile(f"(?=({alternatives}))") if han else None
 
     def match(self, tokens: Sequence[str]) -> list[str]:
-        if not self.phrases:  # token by token; what each token matches is remembered
+        claimed: dict[int, tuple[int, list[str]]] = {}
+        if self._han is not None and tokens:
+            claimed = self._han_matches(tokens)
+        if not self.phrases and not claimed:  # token by token; each token's term remembered
             memo = self._memo
             out: list[str] = []
             for tok in tokens:
                 term = memo.get(tok, _UNSEEN)
                 if term is _UNSEEN:
                     term = self.single.get(tok)
-                    if term is None and len(tok) > 2:
-                        term = next((t for t in self.cjk if t in tok), None)
                     if len(memo) >= _MEMO_MAX:
                         memo.clear()
                     memo[tok] = term
                 if term is not None:
                     out.append(term)  # type: ignore[arg-type]
             return out
+        out = []
+        i, n = 0, len(tokens)
+        while i < n:
+            han = claimed.get(i)
+            if han is not None:
+                out += han[1]
+                i += han[0]
+                continue
+            tok = tokens[i]
+            phrase = next(
+                (
+                    (seq, term)
+                    for seq, term in self.phrases.get(tok, ())
+                    if tuple(tokens[i : i + len(seq)]) == seq
+                ),
+                None,
+            )
+            if phrase is not None:
+                out.append(phrase[1])
+                i += len(phrase[0])
+                continue
+            term = self.single.get(tok)
+            if term is not None:
+                out.append(term)
+            i += 1
+        return out
+
+    def _han_matches(self, tokens: Sequence[str]) -> dict[int, tuple[int, list[str]]]:
+        """The Chinese terms in the tokens read as one text (``_occurrences``): token index →
+        (how many tokens the occurrences from there span, their terms)."""
+        out: dict[int, tuple[int, list[str]]] = {}
+        group = past = -1  # where the last occurrence's tokens start, and past their end
+        for i, j, term in self._occurrences(tokens):
+            if i < past:  # in a token the last occurrence holds too
+                past = max(past, j + 1)
+                out[group] = (past - group, [*out[group][1], term])
+            else:
+                group, past = i, j + 1
+                out[i] = (past - i, [term])
+        return out
+
+    def _occurrences(self, tokens: Sequence[str]) -> list[tuple[int, int, str]]:
+        """(first token, last token, term) of each Chinese term found in the tokens read as
+        one text, from left to right, never two on the same characters.
+
+        An occurrence that starts or ends where a token does comes first (国足 in 国 / 足队,
+        足协 in 中国足协); one inside a word jieba keeps whole next, the heaviest and then the
+        one nearest the word's end (足球 in 中国足球队: Chinese compounds end in what they
+        name); one that crosses a cut without either (国足 in 中国 / 足球) does not count."""
+        assert self._han is not None
+        joined = "".join(tokens)
+        found = [(m.start(), m.group(1)) for m in self._han.finditer(joined)]
+        if not found:
+            return []
+        starts: list[int] = []
+        at = 0
+        for tok in tokens:
+            starts.append(at)
+            at += len(tok)
+        starts.append(at)
+        aligned: list[tuple[int, int, int, int, str]] = []
+        inside: list[tuple[int, int, int, int, str]] = []
+        for begin, spelled in found:
+            end = begin + len(spelled)
+            i = bisect_right(starts, begin) - 1
+            j = bisect_right(starts, end - 1) - 1
+            occurrence = (begin, end, i, j, self._han_of[spelled])
+            if starts[i] == begin or starts[j + 1] == end:
+                aligned.append(occurrence)
+            elif i == j:
+                inside.append(occurrence)
+        inside.sort(key=lambda o: (-self.weights[o[4]], -o[1]))
+        held: set[int] = set()
+        kept = []
+        for begin, end, i, j, term in (*aligned, *inside):
+            if held.isdisjoint(range(begin, end)):
+                held.update(range(begin, end))
+                kept.append((begin, i, j, term))
+        return [(i, j, term) for _, i, j, term in sorted(kept)]
         out = []
         i, n = 0, len(tokens)
         while i < n:

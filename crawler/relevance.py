@@ -89,9 +89,10 @@ def score_page(
 ) -> Relevance:
     """Score ``page`` against ``profile`` with ``method`` in ``kp`` / ``fish`` / ``vsm``."""
     params = params or {}
-    title = textmod.tokenize(page.title)
-    meta = textmod.tokenize(page.meta_keywords)
-    head = title + meta + textmod.tokenize(page.description)
+    words = profile.words
+    title = textmod.tokenize(page.title, words)
+    meta = textmod.tokenize(page.meta_keywords, words)
+    head = title + meta + textmod.tokenize(page.description, words)
     excluded = profile.excluded_in(head)
     if method == "kp":
         rel = _kp(page, profile, title, meta, params)
@@ -172,7 +173,7 @@ def _kp(
     b_k = max((hits.weights[t] for t in meta_terms), default=0.0)
     anchors: list[str] = []
     for link in page.links:
-        anchors += textmod.tokenize(link.anchor)
+        anchors += textmod.tokenize(link.anchor, profile.words)
     s_a = _size(anchors, profile)
     n_a = hits.add("anchor", profile.match(anchors))
     parts = {
@@ -181,7 +182,7 @@ def _kp(
         "anchor": p["w_anchor"] * (n_a / s_a if s_a else 0.0),
     }
     if p["w_body"]:
-        n_b = hits.add("body", profile.match(textmod.tokenize(page.text)))
+        n_b = hits.add("body", profile.match(textmod.tokenize(page.text, profile.words)))
         parts["body"] = p["w_body"] * min(1.0, n_b / p["body_saturation"])
     return hits.result("kp", sum(parts.values()), p["T"], parts)
 
@@ -192,8 +193,9 @@ def _fish(
     p = {**FISH_DEFAULTS, **params}
     hits = _Hits(profile)
     hits.add("title", profile.match(head))
-    hits.add("body", profile.match(textmod.tokenize(page.text)))
-    anchors = [tok for link in page.links for tok in textmod.tokenize(link.anchor)]
+    words = profile.words
+    hits.add("body", profile.match(textmod.tokenize(page.text, words)))
+    anchors = [tok for link in page.links for tok in textmod.tokenize(link.anchor, words)]
     hits.add("anchor", profile.match(anchors))
     score = max((hits.weights[t] for t in hits.where), default=0.0)
     return hits.result("fish", score, p["fish_threshold"], {"max_weight": score})
@@ -232,7 +234,7 @@ def topic_vector(profile: TopicProfile) -> dict[str, float]:
     idf, median = _idf()
     vec: dict[str, float] = {}
     for ex in profile.examples:
-        for t, v in _vector(textmod.tokenize(ex)).items():
+        for t, v in _vector(textmod.tokenize(ex, profile.words)).items():
             vec[t] = vec.get(t, 0.0) + v
     top = max(vec.values(), default=1.0)
     for term, w in profile.terms().items():
@@ -241,10 +243,13 @@ def topic_vector(profile: TopicProfile) -> dict[str, float]:
 
 
 def page_vector(
-    page: Page, title: list[str] | None = None, title_boost: float = 3.0
+    page: Page,
+    title: list[str] | None = None,
+    title_boost: float = 3.0,
+    words: textmod.Words | None = None,
 ) -> dict[str, float]:
-    title = textmod.tokenize(page.title) if title is None else title
-    body = textmod.tokenize(" ".join((page.meta_keywords, page.description, page.text)))
+    title = textmod.tokenize(page.title, words) if title is None else title
+    body = textmod.tokenize(" ".join((page.meta_keywords, page.description, page.text)), words)
     return _vector(body + title, boost=title, title_boost=title_boost)
 
 
@@ -254,6 +259,7 @@ def _vsm(
     p = {**VSM_DEFAULTS, **params}
     hits = _Hits(profile)
     hits.add("title", profile.match(title))
-    hits.add("body", profile.match(textmod.tokenize(page.text)))
-    score = cosine(topic_vector(profile), page_vector(page, title, p["title_boost"]))
+    hits.add("body", profile.match(textmod.tokenize(page.text, profile.words)))
+    vector = page_vector(page, title, p["title_boost"], profile.words)
+    score = cosine(topic_vector(profile), vector)
     return hits.result("vsm", score, p["d"], {"cosine": score})

@@ -269,7 +269,7 @@ class Steering(_Base):
     def _excluded(self, link: Link) -> bool:
         if not self.profile.exclude or not link.anchor:
             return False
-        return bool(self.profile.excluded_in(textmod.tokenize(link.anchor)))
+        return bool(self.profile.excluded_in(textmod.tokenize(link.anchor, self.profile.words)))
 
     def priority(self, url: str, a: float, parent: float) -> float:
         """The expected on-topic item harvest of fetching ``url`` (module doc); a link whose

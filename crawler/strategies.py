@@ -242,7 +242,7 @@ class IPageRank(_Base):
         return ScoredLink(url, 1.0, None)
 
     def rw(self, link: Link) -> float:
-        tokens = textmod.tokenize(f"{link.anchor} {link.context}")
+        tokens = textmod.tokenize(f"{link.anchor} {link.context}", self.profile.words)
         best = max((self.profile.weight(t) for t in self.profile.match(tokens)), default=0.0)
         return best if best >= float(self.params["c"]) else 0.0
 
@@ -404,7 +404,7 @@ class Statistical(_Base):
         if relevance.explanation.get("method") == "vsm":
             parent_cos = relevance.score
         else:
-            parent_cos = cosine(self._topic_vector(), page_vector(page))
+            parent_cos = cosine(self._topic_vector(), page_vector(page, words=self.profile.words))
         r_up = 1.0 if parent_cos >= p["delta"] else 0.0
         links = _unique_links(page)
         fetched = [
@@ -416,7 +416,8 @@ class Statistical(_Base):
         out = []
         for link in links:
             r_ut = 1.0 if self._share(url_tokens(link.url)) >= p["eps_url"] else 0.0
-            r_ua = 1.0 if self._share(textmod.tokenize(link.anchor)) >= p["eps_anchor"] else 0.0
+            anchor = textmod.tokenize(link.anchor, self.profile.words)
+            r_ua = 1.0 if self._share(anchor) >= p["eps_anchor"] else 0.0
             value = base + p["w_ut"] * r_ut + p["w_ua"] * r_ua
             if value >= p["p_min"]:
                 out.append(ScoredLink(link.url, round(value, 6), None, link))

@@ -81,10 +81,10 @@ class _Base:
         weight of the heaviest profile term in its anchor text (1 for a user keyword, a learned
         term's weight), or half that for a term only in the surrounding text. A portal's anchor
         is usually the target's whole title, so presence counts, not density."""
-        anchor = self._best(textmod.tokenize(link.anchor))
+        anchor = self._best(textmod.tokenize(link.anchor, self.profile.words))
         if anchor >= 1.0 or not link.context:
             return anchor
-        return max(anchor, 0.5 * self._best(textmod.tokenize(link.context)))
+        return max(anchor, 0.5 * self._best(textmod.tokenize(link.context, self.profile.words)))
 
     def _best(self, tokens: list[str]) -> float:
         return max((self.profile.weight(t) for t in self.profile.match(tokens)), default=0.0)

@@ -6,8 +6,10 @@
   English and digits come out as whole words; punctuation and whitespace are dropped. Stop
   words are *kept* (callers that want them out use ``is_stopword``) so that token counts such
   as the title length S_t of the keyword-position formula are well defined.
-* ``add_words`` feeds topic keywords into jieba's user dictionary so that ``中超`` or ``国足``
-  stay one token instead of being cut into characters.
+* ``Words`` are one concern's own words (``中超``, ``国足``): ``tokenize(text, words)`` cuts
+  the text as jieba would with them added to its dictionary, without adding them. jieba's
+  dictionary is one per process, shared by every concern it serves: a word added for one
+  concern would change how every other concern's pages are cut.
 * ``extract_keywords`` is jieba's TF-IDF keyword extraction, used for pseudo-relevance feedback.
 
 jieba is imported and its dictionary loaded lazily, once per process, on first use; text
@@ -26,6 +28,7 @@ import re
 import tempfile
 import threading
 import warnings
+from collections import ChainMap
 from collections.abc import Iterable
 from operator import itemgetter
 from pathlib import Path
@@ -37,7 +40,7 @@ logger = logging.getLogger(__name__)
 
 __all__ = [
     "STOPWORDS",
-    "add_words",
+    "Words",
     "background_weight",
     "clear_cache",
     "extract_keywords",
@@ -73,23 +76,16 @@ _WORD = re.compile(r"\w", re.UNICODE)
 _HAN = re.compile(r"[\u4e00-\u9fff]")
 _lock = threading.Lock()
 _jieba: Any = None
-_added: set[str] = set()
-_pending: list[str] = []
-"""Words added before the dictionary was loaded, in order: loading adds them."""
 _ascii_words: list[str] = []
-"""The dictionary's ASCII words of two characters or more (jieba's own has a handful, such as
-``c++``; the user's and learned English terms are added): the only words that can make jieba
-cut a run of ASCII letters, digits and ``+#&._%-`` other than by its plain rule."""
+"""The dictionary's ASCII words of two characters or more (a handful, such as ``c++``): the
+only words that can make jieba cut a run of ASCII letters, digits and ``+#&._%-`` other than by
+its plain rule."""
 _ascii_jieba: Any = None
 """Until the dictionary is needed: a jieba tokenizer that holds only the dictionary's ASCII
 entries (55 of ~500,000 words and prefixes) and its total frequency. jieba cuts an ASCII run by
 looking up the run's own substrings — ASCII all — and the total, so this tokenizer cuts every
-ASCII run exactly as the whole dictionary does, and takes ASCII words (``add_word``,
-``suggest_freq``) exactly as it does, for a fifth of the start-up and none of its 70 MB. A
-Chinese block, or a word that is not ASCII, loads the dictionary."""
-_ascii_off = False
-"""A word that is not ASCII was added: its frequency counts in the total, and only the whole
-dictionary can weigh it, so the ASCII tokenizer is given up."""
+ASCII run exactly as the whole dictionary does, for a fifth of the start-up and none of its
+70 MB. A Chinese block loads the dictionary."""
 
 _RUNS = re.compile("([\u4e00-\u9fd5a-zA-Z0-9+#&\\._%\\-]+)", re.U)
 """jieba's ``re_han_default``: the runs it segments; the text between them is cut by
@@ -113,7 +109,7 @@ def _import_jieba() -> Any:
 
 
 def _load() -> Any:
-    """Import jieba and load its dictionary once per process (then add the pending words)."""
+    """Import jieba and load its dictionary once per process."""
     global _jieba
     if _jieba is None:
         with _lock:
@@ -124,9 +120,6 @@ def _load() -> Any:
                 ascii_freq = {w: freq[w] for w in filter(str.isascii, freq)}
                 _save_ascii_table(ascii_freq, jieba.dt.total)
                 _note_ascii_words(w for w, f in ascii_freq.items() if f)
-                for word in _pending:
-                    _add(jieba, word)
-                _pending.clear()
                 _jieba = jieba
     return _jieba
 
@@ -137,17 +130,15 @@ def _ascii_segmenter() -> Any:
     global _ascii_jieba
     if _jieba is not None:
         return _jieba
-    if _ascii_jieba is None and not _ascii_off:
+    if _ascii_jieba is None:
         with _lock:
-            if _jieba is None and _ascii_jieba is None and not _ascii_off:
+            if _jieba is None and _ascii_jieba is None:
                 table = _ascii_table()
-                if table is not None and all(w.isascii() for w in _pending):
+                if table is not None:
                     tokenizer = _import_jieba().Tokenizer()
                     tokenizer.FREQ, tokenizer.total = table
                     tokenizer.initialized = True
                     _note_ascii_words(w for w, f in tokenizer.FREQ.items() if f)
-                    for word in _pending:
-                        _add(tokenizer, word)
                     _ascii_jieba = tokenizer
     return _jieba or _ascii_jieba or _load()
 
@@ -227,13 +218,6 @@ def load(*, idf: bool = True) -> None:
         _ascii_segmenter()
 
 
-def _add(jieba: Any, word: str) -> None:
-    # freq=None lets jieba pick a frequency high enough that the word is kept whole
-    jieba.add_word(word)
-    jieba.suggest_freq(word, tune=True)
-    _note_ascii_words([word])
-
-
 def normalize(text: str) -> str:
     """Fold full-width forms to half-width (NFKC) and lowercase (``crawler.fold``)."""
     return fold(text)
@@ -241,7 +225,7 @@ def normalize(text: str) -> str:
 
 _SHORT = 80
 """Texts up to this length (anchors, titles: they repeat on every page of a site) are
-segmented once and remembered until the dictionary changes; longer ones are not kept."""
+segmented once and remembered; longer ones are not kept."""
 _CACHE_MAX = 20_000
 """Short texts remembered per generation (two generations, as for blocks below)."""
 _short: dict[str, tuple[str, ...]] = {}
@@ -252,24 +236,107 @@ _BLOCKS_MAX = 40_000
 generation; two generations are kept, so a block seen in the last 40,000–80,000 stays."""
 _blocks: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {}
 _blocks_old: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {}
-_epoch = 0
-"""Bumped when the dictionary changes: a segmentation begun before is not remembered."""
 
 
-def tokenize(text: str) -> list[str]:
-    """Segment ``text`` into normalized word tokens (no punctuation, no whitespace)."""
+class Words:
+    """One concern's own words, for ``tokenize(text, words)``: a block of text that holds
+    one of them is cut as jieba cuts it with the words added to its dictionary (``add_word``
+    with the frequency ``suggest_freq(tune=True)`` gives: high enough that each is kept whole
+    when said alone); every other block exactly as with the dictionary alone.
+
+    Only words that are not already dictionary words cut whole count (``国足``, ``c罗``,
+    ``中超``, which jieba's HMM may leave whole but its dictionary does not hold; not
+    ``足球``, nor an English word, which is always whole): a concern whose words are all of
+    those is cut exactly as with no words, at no cost. The dictionary is never changed,
+    so what one concern's words do to a text stays with that concern.
+    """
+
+    def __init__(self, terms: Iterable[str]) -> None:
+        self.given = tuple(terms)
+        """The terms as given (a profile rebuilds its ``Words`` when its terms change)."""
+        self.terms: tuple[str, ...] = tuple(
+            sorted(
+                {
+                    t
+                    for t in (normalize(term).strip() for term in self.given)
+                    if len(t) > 1 and " " not in t and has_han(t)
+                }
+            )
+        )
+        """The words asked for (``kept`` tells those that change anything)."""
+        self._kept: tuple[str, ...] | None = None
+        self._pattern: re.Pattern[str] | None = None
+        self._tokenizer: Any = None
+        self._cuts: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {}
+
+    @property
+    def kept(self) -> tuple[str, ...]:
+        """The words that are not dictionary words cut whole (the only ones that matter)."""
+        if self._kept is None:
+            freq = _load().dt.FREQ if self.terms else {}
+            kept = tuple(t for t in self.terms if not freq.get(t) or len(_cut(t)[0]) > 1)
+            if kept:
+                longest = sorted(kept, key=len, reverse=True)
+                self._pattern = re.compile("|".join(map(re.escape, longest)))
+            self._kept = kept
+        return self._kept
+
+    def __bool__(self) -> bool:
+        return bool(self.terms) and bool(self.kept)
+
+    def find(self, norm: str) -> bool:
+        """Does normalized text hold one of the words?"""
+        return bool(self) and self._pattern is not None and self._pattern.search(norm) is not None
+
+    def cut(self, block: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+        """``_cut`` of one block with the words in the dictionary (remembered)."""
+        if not self.find(block):
+            return _cut(block)
+        hit = self._cuts.get(block)
+        if hit is None:
+            raw = tuple(self._segmenter().lcut(block))
+            words = tuple(t for t in raw if _WORD.search(t) and not t.isspace())
+            hit = (raw, raw if words == raw else words)
+            if len(self._cuts) >= _BLOCKS_MAX:
+                self._cuts.clear()
+            self._cuts[block] = hit
+        return hit
+
+    def _segmenter(self) -> Any:
+        """A jieba tokenizer that reads the dictionary through a layer of its own, which holds
+        these words and their prefixes: the dictionary itself stays as it is."""
+        if self._tokenizer is None:
+            base = _load()
+            with _lock:
+                if self._tokenizer is None:
+                    tokenizer = base.Tokenizer()
+                    tokenizer.FREQ = ChainMap({}, base.dt.FREQ)
+                    tokenizer.total = base.dt.total
+                    tokenizer.initialized = True
+                    for word in self.kept:
+                        # freq=None: jieba picks a frequency that keeps the word whole
+                        tokenizer.add_word(word)
+                        tokenizer.suggest_freq(word, tune=True)
+                    self._tokenizer = tokenizer
+        return self._tokenizer
+
+
+def tokenize(text: str, words: Words | None = None) -> list[str]:
+    """Segment ``text`` into normalized word tokens (no punctuation, no whitespace); with a
+    concern's ``words``, as if they were in the dictionary (see ``Words``)."""
     if not text:
         return []
+    if words:
+        norm = normalize(text)
+        if words.find(norm):
+            return [t for block in _split(norm) for t in words.cut(block)[1]]
     global _short, _short_old
     if len(text) <= _SHORT:
         hit = _short.get(text)
         if hit is None:
             hit = _short_old.get(text)
             if hit is None:
-                epoch = _epoch
                 hit = tuple(_segment(text))
-                if epoch != _epoch:
-                    return list(hit)
             if len(_short) >= _CACHE_MAX:
                 _short_old, _short = _short, {}
             _short[text] = hit
@@ -287,11 +354,12 @@ def _segment(text: str) -> list[str]:
     return out
 
 
-def _raw_tokens(norm: str) -> list[str]:
+def _raw_tokens(norm: str, words: Words | None = None) -> list[str]:
     """jieba's own tokens of normalized text, punctuation and whitespace included."""
+    cut = words.cut if words and words.find(norm) else _cut
     out: list[str] = []
     for block in _split(norm):
-        out.extend(_cut(block)[0])
+        out.extend(cut(block)[0])
     return out
 
 
@@ -310,7 +378,6 @@ def _cut(block: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
     if hit is None:
         hit = _blocks_old.get(block)
         if hit is None:
-            epoch = _epoch
             raw: tuple[str, ...]
             if not _RUNS.fullmatch(block):
                 raw = _gap_tokens(block)  # between runs: no dictionary involved
@@ -329,8 +396,6 @@ def _cut(block: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
                 raw = tuple((_jieba or _load()).lcut(block))
             words = tuple(t for t in raw if _WORD.search(t) and not t.isspace())
             hit = (raw, raw if words == raw else words)
-            if epoch != _epoch:  # the dictionary changed meanwhile (another thread)
-                return hit
         if len(_blocks) >= _BLOCKS_MAX:
             _blocks_old, _blocks = _blocks, {}
         _blocks[block] = hit
@@ -345,54 +410,9 @@ def _gap_tokens(block: str) -> tuple[str, ...]:
 
 def clear_cache() -> None:
     """Forget every remembered segmentation (benchmarks that time segmentation use it)."""
-    _forget()
-
-
-def _forget() -> None:
-    """Drop remembered segmentations (the dictionary changed)."""
-    global _epoch, _blocks, _blocks_old, _short, _short_old
-    _epoch += 1
+    global _blocks, _blocks_old, _short, _short_old
     _short, _short_old = {}, {}
     _blocks, _blocks_old = {}, {}
-
-
-def add_words(words: Iterable[str]) -> None:
-    """Add topic terms to jieba's user dictionary so each one segments as a single token
-    (before the dictionary is loaded: once it is, in the order they were given).
-
-    Multi-word English phrases (containing spaces) cannot be single jieba tokens; callers match
-    those as token sequences instead.
-    """
-    new = []
-    for word in words:
-        norm = normalize(word).strip()
-        if norm and " " not in norm and norm not in _added:
-            new.append(norm)
-    if not new:
-        return
-    with _lock:
-        for word in new:
-            if word in _added:
-                continue
-            if _jieba is None:  # the dictionary is loaded when first needed, then adds them
-                _pending.append(word)
-                _take_word_before_the_dictionary(word)
-            else:
-                _add(_jieba, word)
-            _added.add(word)
-        _forget()  # remembered segmentations may split the new words
-
-
-def _take_word_before_the_dictionary(word: str) -> None:
-    """An ASCII word goes into the ASCII tokenizer too (under the lock); any other word makes
-    it useless (see ``_ascii_off``)."""
-    global _ascii_jieba, _ascii_off
-    if word.isascii():
-        _note_ascii_words([word])
-        if _ascii_jieba is not None:
-            _add(_ascii_jieba, word)
-    else:
-        _ascii_jieba, _ascii_off = None, True
 
 
 def is_stopword(tok: str) -> bool:
@@ -481,18 +501,21 @@ def background_weight(term: str) -> float:
     return 1.0 if value is None else min(1.0, value / median)
 
 
-def extract_keywords(text: str, topk: int = 20) -> list[tuple[str, float]]:
+def extract_keywords(
+    text: str, topk: int = 20, words: Words | None = None
+) -> list[tuple[str, float]]:
     """The ``topk`` most characteristic terms of ``text`` by jieba's TF-IDF, stop words removed.
 
     Computes what ``jieba.analyse.extract_tags(text, topK=2·topk, withWeight=True)`` returns,
-    from the remembered segmentation (see ``tokenize``); single characters and numbers are then
-    dropped: they make poor topic terms.
+    from the remembered segmentation (see ``tokenize``; with ``words``, cut as ``tokenize``
+    cuts with them); single characters and numbers are then dropped: they make poor topic
+    terms.
     """
     if not text:
         return []
     idf, median = idf_table()
     freq: dict[str, float] = {}
-    for word in _raw_tokens(normalize(text)):
+    for word in _raw_tokens(normalize(text), words):
         if len(word.strip()) < 2 or word.lower() in _TFIDF_STOPWORDS:
             continue
         freq[word] = freq.get(word, 0.0) + 1.0

@@ -718,3 +718,31 @@ def test_a_stricter_threshold_tells_apart_the_pages_the_model_finds_typical() ->
     }
     assert set(top) <= loose
     assert strict and strict < loose
+
+
+def test_a_concerns_decisions_do_not_depend_on_the_other_concerns_of_the_process() -> None:
+    """A worker serves many concerns: another concern's words (国足, 亚冠: not words of the
+    segmenter's dictionary) must not change how this concern's pages are cut, hence judged."""
+
+    def pages() -> list[Page]:  # fetched anew on each visit
+        rng = random.Random(4)
+        words = [*FOOTBALL, "国足", "亚冠", "蓝鲸杯"]
+        return [
+            article(i, words, rng, say="足球" if i % 6 == 0 else "")
+            if i % 3 == 0
+            else article(i, OTHER[i % len(OTHER)], rng)
+            for i in range(150)
+        ]
+
+    def decisions() -> list[tuple[str, float, bool]]:
+        judge = Judge(profile())
+        out = [(p.url, j.probability, j.relevant) for p in pages() for j in [judge.judge(p)]]
+        return out + [(url, prob, True) for url, prob in judge.finish()]
+
+    alone = decisions()
+    assert sum(relevant for _, _, relevant in alone) > 20  # the topic is found at all
+    other = Judge(TopicProfile.from_keywords("国足,亚冠", synonyms="蓝鲸杯"))
+    for page in pages():
+        other.judge(page)
+    other.finish()
+    assert decisions() == alone

@@ -29,6 +29,26 @@ def test_phrases_and_compound_tokens_match() -> None:
     assert profile.match(["中超联赛", "第五轮"]) == ["中超"]
 
 
+@pytest.mark.parametrize(
+    ("tokens", "found"),
+    [
+        (["国", "足", "主帅"], ["国足"]),  # a word the dictionary does not hold, cut apart
+        (["国足队", "主帅"], ["国足"]),  # inside a longer word, where it starts
+        (["国", "足队"], ["国足"]),  # across a cut, starting where a token does
+        (["中国", "足球"], ["足球"]),  # 国足 crosses the cut with neither end on it
+        (["中国足球队"], ["足球"]),  # inside one word: the one nearest its end
+        (["中国足协"], ["足协"]),  # ends where the word does
+        (["恒大", "在", "权健亚冠", "主场"], ["恒大", "权健", "亚冠"]),  # two in one word
+        (["c", "罗", "梅开二度"], ["c罗"]),
+        (["亚冠", "the", "world", "cup", "亚冠"], ["亚冠", "world cup", "亚冠"]),
+        (["亚冠中", "超加"], ["亚冠"]),  # not 中超: neither of its ends is on a cut
+    ],
+)
+def test_chinese_terms_match_however_the_text_was_cut(tokens: list[str], found: list[str]) -> None:
+    profile = TopicProfile.from_keywords("国足,足球,足协,恒大,权健,亚冠,C罗,world cup,中超")
+    assert profile.match(tokens) == found
+
+
 def test_exclude_words_zero_the_score() -> None:
     profile = TopicProfile.from_keywords("足球", exclude="彩票")
     rel = score_page(page("/", "足球 彩票 推荐"), profile)

@@ -30,12 +30,62 @@ def test_tokenize_chinese_and_english_without_punctuation() -> None:
     assert text.tokenize("") == []
 
 
-def test_user_words_stay_one_token() -> None:
-    # (a word no other test adds: jieba's dictionary is per process)
+def test_a_concerns_words_stay_one_token_for_that_concern_only() -> None:
+    import jieba
+
+    words = text.Words(["蓝鲸杯", "ＡＢ联赛", "足球", "football"])
+    assert words.kept == ("ab联赛", "蓝鲸杯")  # 足球 is a word already, football is English
+    size = len(jieba.dt.FREQ)
     assert text.tokenize("蓝鲸杯开幕") == ["蓝鲸", "杯", "开幕"]
-    text.add_words(["蓝鲸杯", "ＡＢ联赛"])
-    assert text.tokenize("蓝鲸杯开幕") == ["蓝鲸杯", "开幕"]
-    assert "ab联赛" in text.tokenize("AB联赛开幕")
+    assert text.tokenize("蓝鲸杯开幕", words) == ["蓝鲸杯", "开幕"]
+    assert "ab联赛" in text.tokenize("AB联赛开幕", words)
+    assert [t for t, _ in text.extract_keywords("蓝鲸杯决赛，蓝鲸杯冠军", words=words)][
+        0
+    ] == "蓝鲸杯"
+    # the dictionary, and what any other concern's text is cut into, are as they were
+    assert len(jieba.dt.FREQ) == size and "蓝鲸杯" not in jieba.dt.FREQ
+    assert text.tokenize("蓝鲸杯开幕") == ["蓝鲸", "杯", "开幕"]
+    assert "蓝鲸杯" not in [t for t, _ in text.extract_keywords("蓝鲸杯决赛，蓝鲸杯冠军")]
+    assert not text.Words(["足球", "football", "world cup"])  # nothing to add: no cost
+    assert text.tokenize("footballers", text.Words(["football"])) == ["footballers"]
+
+
+_WITH_WORDS = """
+import json, sys
+import jieba
+from crawler import text
+words = sys.argv[1].split(",")
+sentences = json.loads(sys.argv[2])
+ours = [text.tokenize(s, text.Words(words)) for s in sentences]
+text._load()
+for word in words:
+    jieba.add_word(word)
+    jieba.suggest_freq(word, tune=True)
+theirs = [[t for t in jieba.lcut(text.normalize(s)) if t.strip()] for s in sentences]
+print(json.dumps([ours, theirs]))
+"""
+
+
+def test_a_concerns_words_cut_text_as_jieba_does_with_them_added() -> None:
+    """Each sentence one run of Chinese holding a word (what ``Words`` re-cuts); jieba with the
+    words added to its own dictionary, in a fresh interpreter, cuts it the same way."""
+    sentences = [
+        "北京国安主场击败申花队凭借角球机会制胜",
+        "国足主帅宣布亚冠名单",
+        "打好亚冠中超加3分",
+        "中国足球的国足时代",
+        "C罗梅开二度",
+    ]
+    words = "国安主场,申花队,角球机会,主场击败,国足,亚冠,中超,c罗"
+    done = subprocess.run(
+        [sys.executable, "-c", _WITH_WORDS, words, json.dumps(sentences)],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    ours, theirs = json.loads(done.stdout)
+    assert ours == theirs
+    assert ["国足", "主帅"] == ours[1][:2] and "c罗" in ours[4]
 
 
 def test_stop_words() -> None:
@@ -98,41 +148,16 @@ def test_tokenize_and_keywords_are_exactly_jiebas(shared_data: Path) -> None:
         assert text.extract_keywords(value, topk=5) == expected_tags
 
 
-def test_remembered_segmentation_follows_new_words() -> None:
+def test_one_concerns_words_leave_the_remembered_segmentation_alone() -> None:
     sentence = "银狐杯决赛今晚开打，银狐杯冠军将获得奖金。" * 3
     before = text.tokenize(sentence)
     assert "银狐杯" not in before
-    text.add_words(["银狐杯"])
-    assert text.tokenize(sentence).count("银狐杯") == 6
-    assert "银狐杯" in [t for t, _ in text.extract_keywords(sentence, topk=5)]
-
-
-_SEGMENT = """
-import json, sys
-from crawler import text
-if sys.argv[1] == "after":
-    text.load()
-text.add_words(["国安主场", "申花队", "角球机会"])
-text.add_words(["主场击败"])
-loaded_before = text._jieba is not None
-tokens = text.tokenize("足球战报：北京国安主场击败申花队，凭借角球机会制胜")
-print(json.dumps([loaded_before, tokens]))
-"""
-
-
-def test_words_added_before_the_dictionary_loads_segment_as_if_added_after() -> None:
-    """``add_words`` before the dictionary is loaded only records the words; loading adds
-    them in order, so the segmentation is the one adding them to a loaded dictionary gives
-    (each in a fresh interpreter: the dictionary loads once per process)."""
-    runs = {}
-    for when in ("before", "after"):
-        done = subprocess.run(
-            [sys.executable, "-c", _SEGMENT, when], capture_output=True, text=True, check=True
-        )
-        runs[when] = json.loads(done.stdout)
-    assert runs["before"][0] is False and runs["after"][0] is True  # really two paths
-    assert runs["before"][1] == runs["after"][1]
-    assert {"主场击败", "申花队", "角球机会"} <= set(runs["before"][1])  # the added words
+    assert text.tokenize(sentence, text.Words(["银狐杯"])).count("银狐杯") == 6
+    assert text.tokenize(sentence) == before
+    # a short text is remembered once cut: cut with the words first, it is still cut
+    # without them for everyone else
+    assert text.tokenize("银狐杯决赛", text.Words(["银狐杯"])) == ["银狐杯", "决赛"]
+    assert "银狐杯" not in text.tokenize("银狐杯决赛")
 
 
 def test_idf_cache_gives_the_table_and_refuses_a_planted_file(tmp_path: Path) -> None:
@@ -171,16 +196,17 @@ sentence = (
 )
 runs = []
 for words in ([], ["football"], ["man", "3g"]):
-    text.add_words(words)
-    runs.append([text.tokenize(sentence), jieba.lcut(text.normalize(sentence))])
+    ours = text.tokenize(sentence, text.Words(words))
+    runs.append([ours, jieba.lcut(text.normalize(sentence))])
 print(json.dumps(runs))
 """
 
 
-def test_english_words_segment_exactly_as_jieba_with_and_without_added_words() -> None:
+def test_english_words_segment_exactly_as_jieba_whatever_a_concerns_words() -> None:
     """ASCII runs (words, numbers, "3-1", "u.s.", "4.5%") skip jieba unless a dictionary word
-    lies inside one (its own "c++", or an added word): then jieba's cut is taken, and either way
-    the tokens are exactly jieba's."""
+    lies inside one (its own "c++"): then jieba's cut is taken, and either way the tokens are
+    exactly jieba's. A concern's English words change nothing: "footballer" stays whole for a
+    concern about football (the dictionary, with "football" added, would cut it)."""
     done = subprocess.run(
         [sys.executable, "-c", _ENGLISH], capture_output=True, text=True, check=True
     )
@@ -188,9 +214,8 @@ def test_english_words_segment_exactly_as_jieba_with_and_without_added_words() -
     runs = json.loads(done.stdout)
     for tokens, jieba_tokens in runs:
         assert tokens == [t for t in jieba_tokens if word.search(t) and not t.isspace()]
-    assert "manchester" in runs[0][0] and "footballer" in runs[0][0]
-    assert "football" in runs[1][0]  # jieba splits "footballer" once "football" is a word
-    assert "man" in runs[2][0] and "manchester" not in runs[2][0]
+    assert "manchester" in runs[0][0] and "footballer" in runs[0][0] and "c++" in runs[0][0]
+    assert runs[1][0] == runs[2][0] == runs[0][0]
 
 
 def test_english_text_never_loads_the_table_that_weighs_chinese_words() -> None:
@@ -242,19 +267,15 @@ pieces = ["foot", "ball", "er", "s", "c++", "at&t", "c#", "3g", "-", ".", "_", "
           "2005", "man", "chester", " ", ", ", "é", "—", "“", "…", "\\n", "\\r\\n", "\\t"]
 rng = random.Random(5)
 texts = ["".join(rng.choice(pieces) for _ in range(rng.randint(1, 12))) for _ in range(3000)]
-runs = []
-for words in ([], ["football", "sports", "c+"], ["man", "3g", "ball", "s", "a-b"]):
-    text.add_words(words)
-    runs.append([text._raw_tokens(text.normalize(t)) for t in texts])
+runs = [[text._raw_tokens(text.normalize(t)) for t in texts]]
 print(json.dumps([text._jieba is not None, runs]))
 """
 
 
 def test_english_is_cut_as_by_the_dictionary_without_loading_it() -> None:
     """With the table of the dictionary's ASCII entries saved (by any earlier load), ASCII
-    text and the text between runs are cut — words added before and after included — exactly
-    as with the whole dictionary loaded, and the dictionary is never loaded (fresh
-    interpreters)."""
+    text and the text between runs are cut exactly as with the whole dictionary loaded, and
+    the dictionary is never loaded (fresh interpreters)."""
 
     def run(mode: str) -> list[object]:
         done = subprocess.run(
@@ -272,18 +293,18 @@ def test_english_is_cut_as_by_the_dictionary_without_loading_it() -> None:
     assert without == with_dictionary
 
 
-def test_chinese_text_or_a_word_that_is_not_ascii_loads_the_dictionary() -> None:
+def test_only_chinese_text_loads_the_dictionary() -> None:
+    """An English concern's words (an accented one too) need no dictionary; the first Chinese
+    text loads it."""
     probe = (
         "from crawler import text\n"
         "text.load(idf=False)\n"
-        "text.add_words(['football'])\n"
+        "words = text.Words(['football', 'café', 'world cup'])\n"
         "before = text._jieba is None\n"
-        "text.tokenize('footballers and football')\n"
+        "text.tokenize('footballers and football at the café', words)\n"
         "english = text._jieba is None\n"
-        "text.add_words(['café'])\n"
-        "text.tokenize('football')\n"
-        "accented = text._jieba is not None\n"
-        "print(before, english, accented, text.tokenize('中超足球')[:1])\n"
+        "tokens = text.tokenize('中超足球', words)\n"
+        "print(before, english, text._jieba is not None, tokens[:1])\n"
     )
     subprocess.run(  # the table of ASCII entries exists once the dictionary was loaded
         [sys.executable, "-c", "from crawler import text; text._load()"], check=True
