@@ -17,7 +17,8 @@ model is built again as the next visit builds it (the first visit's state plus t
 and judges the same pages. Each sensitivity setting (精确 / 均衡 / 宽泛) is reported by
 judging the same fetched pages again at its threshold. CPU per page of the judgment is timed by
 replaying the fetched pages through a fresh model. Writes ``match.json``, ``match.md`` and
-``match_<web>.png``.
+``match_<web>.png``; with ``--keep DIR``, also each crawl's fetched pages, which
+``bench replay DIR`` judges again without crawling.
 """
 
 from __future__ import annotations
@@ -83,7 +84,7 @@ def _judge_all(pages: list[Any], keywords: list[str], **kwargs: Any) -> tuple[se
 def _topic_run(
     truth: Any, lang: str, topic: str, keywords: list[str], pages: list[Any], matched: set[str]
 ) -> dict[str, Any]:
-    from crawler import Example, TopicProfile, score_page
+    from crawler import TopicProfile, score_page
     from crawler import text as textmod
     from crawler.judgment import JUDGE_DEFAULTS, SENSITIVITY
 
@@ -128,11 +129,7 @@ def _topic_run(
             "hubs_pushed": len(pushed & hubs),
         }
     if topic == "football":
-        by_time = [p for p in reversed(pages) if p.final_url in matched]
-        clicks = [
-            Example(p.title, f"{p.description}\n{p.text[:1000]}", p.final_url in relevant)
-            for p in by_time[:CLICKS]
-        ]
+        clicks = feedback_clicks(pages, matched, relevant)
         after, _ = _judge_all(pages, keywords, state=judge.state(), feedback=clicks)
         out["after_feedback"] = {
             **_prf(after, relevant),
@@ -141,6 +138,18 @@ def _topic_run(
             "thumbs_down": sum(1 for c in clicks if not c.label),
         }
     return out
+
+
+def feedback_clicks(pages: list[Any], pushed: set[str], relevant: set[str]) -> list[Any]:
+    """The user's verdicts: the pushed messages read newest first, each marked right (👍) or
+    wrong (👎) by the truth, up to ``CLICKS``."""
+    from crawler import Example
+
+    by_time = [p for p in reversed(pages) if p.final_url in pushed]
+    return [
+        Example(p.title, f"{p.description}\n{p.text[:1000]}", p.final_url in relevant)
+        for p in by_time[:CLICKS]
+    ]
 
 
 ITEMS = ("article",)
@@ -161,7 +170,12 @@ def _median_run(runs: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 async def _bench(
-    webs: list[Path], out: Path, pages: int, seed_key: str, repeats: int = 1
+    webs: list[Path],
+    out: Path,
+    pages: int,
+    seed_key: str,
+    repeats: int = 1,
+    keep: Path | None = None,
 ) -> dict[str, Any]:
     from lab.judge import TOPIC_KEYWORDS
     from lab.process import lab_server
@@ -177,8 +191,13 @@ async def _bench(
         with lab_server(web) as proxy:
             for topic, keywords in TOPIC_KEYWORDS[lang].items():
                 repeated = []
-                for _ in range(repeats):
+                for n in range(repeats):
                     fetched, matched = await _crawl(proxy, seed, keywords, pages)
+                    if keep is not None:
+                        from lab.bench.replay import save_capture
+
+                        name = f"{web.name}.{topic}.{n}"
+                        save_capture(keep / name, web, topic, keywords, fetched, matched)
                     run = _topic_run(truth, lang, topic, keywords, fetched, matched)
                     repeated.append(run)
                     typer.echo(_line(web.name, run))
@@ -306,9 +325,16 @@ def register(bench_cli: typer.Typer) -> None:
             help="Crawls per web and topic (the order of concurrent fetches varies); the run "
             "with the median model F1 is reported, with every run's F1.",
         ),
+        keep: Path | None = typer.Option(
+            None,
+            "--keep",
+            help="Also keep each crawl's fetched pages in this folder, for `bench replay`.",
+        ),
     ) -> None:
         """Precision, recall and F1 of what is pushed, on each lab web and topic."""
         logging.basicConfig(level=logging.WARNING)
         out.mkdir(parents=True, exist_ok=True)
-        asyncio.run(_bench(web, out, pages, seed, repeats))
+        if keep is not None:
+            keep.mkdir(parents=True, exist_ok=True)
+        asyncio.run(_bench(web, out, pages, seed, repeats, keep))
         typer.echo(f"wrote {out / 'match.json'}, {out / 'match.md'} and the plots")

@@ -1,0 +1,148 @@
+"""`timelypush bench replay`: the push decision judged again on crawls `bench match` kept.
+
+A crawl's result depends on the order in which its concurrent fetches arrive: crawls of one
+web spread by ±0.1 F1 on the Chinese one-keyword topic. Judging the *same* fetched pages again
+takes that spread out, so two versions of the judgment are compared on equal input.
+
+``bench match --keep DIR`` keeps each crawl's fetched pages in DIR; ``bench replay DIR`` judges
+every kept crawl as ``bench match`` judges one (``_judge_all``: a fresh model, the pages in
+fetch order, then the end of the visit) and, on the one-keyword topic, again after 20
+feedback clicks on the replay's own pushes (``feedback_clicks``). Each crawl is judged in a
+process of its own, as a worker that had served nothing else would judge it. Prints F1 per
+web and topic (the mean over its kept crawls) and writes ``replay.json`` and ``replay.md``.
+
+The kept crawls are Python pickles, which can run code when read: replay only a folder that
+``bench match --keep`` wrote on this machine.
+"""
+
+from __future__ import annotations
+
+import json
+import multiprocessing
+import os
+import pickle
+import statistics
+from pathlib import Path
+from typing import Any
+
+import typer
+
+from lab.bench.match import CLICKS
+
+SUFFIX = ".crawl.pickle"
+
+
+def save_capture(
+    path: Path, web: Path, topic: str, keywords: list[str], pages: list[Any], matched: set[str]
+) -> Path:
+    """Keep one crawl's fetched pages (their segmentation left out) for ``replay``."""
+    for page in pages:
+        page.tokens = None
+    target = path.with_name(path.name + SUFFIX)
+    data = {
+        "web": str(web.resolve()),
+        "topic": topic,
+        "keywords": list(keywords),
+        "pages": pages,
+        "matched": set(matched),
+    }
+    target.write_bytes(pickle.dumps(data, protocol=pickle.HIGHEST_PROTOCOL))
+    return target
+
+
+def replay_one(path: Path) -> dict[str, Any]:
+    """Judge one kept crawl again: F1 of the replayed decision (and after the clicks)."""
+    from lab.bench.match import ITEMS, _judge_all, _prf, feedback_clicks
+    from lab.truth import Truth
+
+    data = pickle.loads(path.read_bytes())  # noqa: S301 (files `bench match --keep` wrote)
+    pages, topic, keywords = data["pages"], data["topic"], data["keywords"]
+    truth = Truth.load(Path(data["web"]))
+    items = {p.final_url for p in pages if truth.records.get(p.final_url, {}).get("kind") in ITEMS}
+    relevant = {u for u in items if truth.relevant(u, topic)}
+    pushed, judge = _judge_all(pages, keywords)
+    out: dict[str, Any] = {
+        "crawl": path.name.removesuffix(SUFFIX),
+        "web": Path(data["web"]).name,
+        "topic": topic,
+        "model": _prf(pushed, relevant),
+    }
+    if topic == "football":
+        clicks = feedback_clicks(pages, pushed, relevant)
+        after, _ = _judge_all(pages, keywords, state=judge.state(), feedback=clicks)
+        out["after_feedback"] = _prf(after, relevant)
+    return out
+
+
+def replay(folder: Path, workers: int) -> dict[str, Any]:
+    """Judge every kept crawl in ``folder``, each in a fresh process."""
+    paths = sorted(folder.glob(f"*{SUFFIX}"))
+    if not paths:
+        raise typer.BadParameter(f"no kept crawls (*{SUFFIX}) in {folder}", param_hint="FOLDER")
+    context = multiprocessing.get_context("spawn")
+    runs = []
+    with context.Pool(workers, maxtasksperchild=1) as pool:
+        for done, run in enumerate(pool.imap(replay_one, paths, chunksize=1), 1):
+            runs.append(run)
+            after = run.get("after_feedback", {}).get("f1")
+            typer.echo(
+                f"[{done}/{len(paths)}] {run['crawl']}: F1 {run['model']['f1']:.3f}"
+                + (f", after {CLICKS} clicks {after:.3f}" if after is not None else "")
+            )
+    return {"crawls": runs, "summary": summary(runs)}
+
+
+def summary(runs: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Mean F1 per web and topic, in the order first seen."""
+    groups: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    for run in runs:
+        groups.setdefault((run["web"], run["topic"]), []).append(run)
+    out = []
+    for (web, topic), group in groups.items():
+        row: dict[str, Any] = {
+            "web": web,
+            "topic": topic,
+            "crawls": len(group),
+            "f1": round(statistics.mean(r["model"]["f1"] for r in group), 3),
+        }
+        afters = [r["after_feedback"]["f1"] for r in group if "after_feedback" in r]
+        if afters:
+            row["after_feedback_f1"] = round(statistics.mean(afters), 3)
+        out.append(row)
+    return out
+
+
+def markdown(report: dict[str, Any]) -> str:
+    lines = [
+        f"| web | topic | kept crawls | F1 (mean) | after {CLICKS} clicks |",
+        "|---|---|---|---|---|",
+    ]
+    for row in report["summary"]:
+        after = row.get("after_feedback_f1")
+        lines.append(
+            f"| {row['web']} | {row['topic']} | {row['crawls']} | {row['f1']:.3f} | "
+            + (f"{after:.3f} |" if after is not None else "– |")
+        )
+    return "\n".join(lines)
+
+
+def register(bench_cli: typer.Typer) -> None:
+    """Add `bench replay` to the bench group."""
+
+    @bench_cli.command("replay")
+    def replay_cmd(
+        folder: Path = typer.Argument(
+            ..., exists=True, file_okay=False, help="A folder `bench match --keep` wrote."
+        ),
+        out: Path = typer.Option(Path("var/bench/replay"), "--out", help="Where results go."),
+        workers: int = typer.Option(
+            max(1, os.cpu_count() or 1), "--workers", min=1, help="Crawls judged at once."
+        ),
+    ) -> None:
+        """F1 of the push decision judged again on kept crawls (no crawling)."""
+        report = replay(folder, workers)
+        out.mkdir(parents=True, exist_ok=True)
+        (out / "replay.json").write_text(json.dumps(report, indent=1), encoding="utf-8")
+        (out / "replay.md").write_text(markdown(report) + "\n", encoding="utf-8")
+        typer.echo(markdown(report))
+        typer.echo(f"wrote {out / 'replay.json'} and {out / 'replay.md'}")
