@@ -18,10 +18,9 @@ def test_a_kept_crawl_is_judged_again_as_bench_match_judged_it(
 
     runner = CliRunner()
     kept, out = tmp_path / "kept", tmp_path / "out"
+    web = ["--web", str(small_web), "--pages", "60"]
     matched = runner.invoke(
-        cli,
-        ["bench", "match", "--web", str(small_web), "--pages", "60", "--keep", str(kept)]
-        + ["--out", str(out / "match")],
+        cli, ["bench", "match", *web, "--keep", str(kept), "--out", str(out / "match")]
     )
     assert matched.exit_code == 0, matched.output
     assert sorted(p.name for p in kept.iterdir()) == [
