@@ -67,7 +67,6 @@ def crawl_site(
     ``status`` …, JSON-able for the task queue)."""
     settings = settings or get_settings()
     engine = engine or get_engine()
-    _warm_up()
     beat = settings.crawl_heartbeat_seconds
     lock = site_lock(site_id, engine=engine, redis_url=settings.redis_url, ttl=beat * 3)
     if not lock.acquire():
@@ -79,13 +78,6 @@ def crawl_site(
     finally:
         lock.release()
         outbox_wake.flush()
-
-
-def _warm_up() -> None:
-    """Load the tokenizer's dictionary (seconds, once per process) before taking a lock."""
-    from crawler import TopicProfile
-
-    TopicProfile.from_keywords(["预热"])
 
 
 def _profiles(concerns: list[Concern], session: Session | None = None) -> list[ConcernScorer]:
