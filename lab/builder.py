@@ -21,7 +21,7 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 from lab.corpus import Doc, load_corpus
-from lab.plan import Plan, make_plan
+from lab.plan import URLS, Plan, make_plan
 from lab.render import Renderer
 from lab.render_en import EnglishRenderer
 
@@ -112,6 +112,8 @@ def write_web(plan: Plan, out: Path, *, titles: str = "section") -> dict[str, ob
         manifest["lang"] = plan.lang
     if titles != "section":  # absent means titles with section and portal names
         manifest["titles"] = titles
+    if plan.urls != "channels":  # absent means a host per channel
+        manifest["urls"] = plan.urls
     (out / "manifest.json").write_text(
         json.dumps(manifest, ensure_ascii=False, indent=2, sort_keys=True) + "\n", encoding="utf-8"
     )
@@ -127,13 +129,17 @@ def build(
     articles: int = 1000,
     lang: str = "zh",
     titles: str = "section",
+    urls: str = "channels",
 ) -> dict[str, object]:
-    """Build the lab web in ``lang`` from a corpus directory (or documents) into ``out``."""
+    """Build the lab web in ``lang`` from a corpus directory (or documents) into ``out``
+    (``urls``: the Chinese web's URL layout, see ``lab.plan.URLS``)."""
     if titles not in TITLES:
         raise ValueError(f"titles: expected one of {', '.join(TITLES)}, got {titles!r}")
+    if urls not in URLS or (urls != "channels" and lang != "zh"):
+        raise ValueError(f"urls: the Chinese web takes one of {', '.join(URLS)}, got {urls!r}")
     docs = load_corpus(corpus, lang) if isinstance(corpus, Path) else corpus
     out.mkdir(parents=True, exist_ok=True)
-    plan = make_plan(docs, seed=seed, sites=sites, articles=articles, lang=lang)
+    plan = make_plan(docs, seed=seed, sites=sites, articles=articles, lang=lang, urls=urls)
     manifest = write_web(plan, out, titles=titles)
     logger.info("lab web: %s pages on %s hosts in %s", manifest["pages"], len(plan.portals), out)
     return manifest

@@ -43,15 +43,27 @@ def build_cmd(
         help="An article's <title> after its headline: section: the section and portal names; "
         "site: the portal's name alone; plain: nothing.",
     ),
+    urls: str = typer.Option(
+        "channels",
+        "--urls",
+        help="The Chinese web's URL layout: channels: a host per channel (sports.<portal>); "
+        "flat: one host, and article URLs that name no section (/a/<date>/<id>.shtml).",
+    ),
 ) -> None:
     """Build a deterministic multi-site news web from the labelled corpus."""
     from lab.builder import DEFAULT_SIZES, TITLES, build
     from lab.corpus import LANGUAGES
+    from lab.plan import URLS
 
     if lang not in LANGUAGES:
         raise typer.BadParameter(f"expected one of {', '.join(LANGUAGES)}", param_hint="--lang")
     if titles not in TITLES:
         raise typer.BadParameter(f"expected one of {', '.join(TITLES)}", param_hint="--titles")
+    if urls not in URLS or (urls != "channels" and lang != "zh"):
+        raise typer.BadParameter(
+            f"the Chinese web takes one of {', '.join(URLS)}; the English web mixes its own",
+            param_hint="--urls",
+        )
     default_sites, default_articles = DEFAULT_SIZES[lang]
     manifest = build(
         corpus,
@@ -61,6 +73,7 @@ def build_cmd(
         articles=articles or default_articles,
         lang=lang,
         titles=titles,
+        urls=urls,
     )
     summary = {k: v for k, v in manifest.items() if k != "hosts"}
     summary["hosts"] = len(manifest["hosts"])  # type: ignore[arg-type]

@@ -88,6 +88,24 @@ class Portal:
         return f"http://{self.host(category)}/"
 
 
+URLS = ("channels", "flat")
+"""How the Chinese web's URLs are laid out: ``channels`` — a host per channel
+(``sports.<portal>``), as the big portals do; ``flat`` — one host per portal, channels in
+directories (``www.<portal>/sports/``) and every article at ``/a/<date>/<id>.shtml``, so that an
+article's URL names no section."""
+
+
+@dataclass(slots=True)
+class FlatPortal(Portal):
+    """A portal of the ``flat`` layout: one host, a directory per channel."""
+
+    def host(self, category: str) -> str:
+        return f"www.{self.domain}"
+
+    def channel(self, category: str) -> str:
+        return f"http://www.{self.domain}/{HOST_PREFIX.get(category, category)}/"
+
+
 @dataclass(slots=True)
 class Plan:
     """The whole lab web before rendering: portals, pages, dead links and seeds."""
@@ -99,6 +117,8 @@ class Plan:
     seeds: dict[str, str]
     lang: str = "zh"
     """The language of the pages (``zh`` or ``en``): which renderer writes them."""
+    urls: str = "channels"
+    """The Chinese web's URL layout (``URLS``)."""
 
 
 def _pick_categories(rng: random.Random, pools: dict[str, list[Doc]]) -> list[str]:
@@ -112,6 +132,8 @@ def _article_url(rng: random.Random, portal: Portal, category: str) -> tuple[str
     month, day = rng.randint(1, 12), rng.randint(1, 28)
     token = "".join(rng.choice("abcdefghijkmnpqrstuvwxyz0123456789") for _ in range(12))
     date = f"{year}-{month:02d}-{day:02d}"
+    if isinstance(portal, FlatPortal):
+        return f"http://{portal.host(category)}/a/{year}{month:02d}{day:02d}/{token}.shtml", date
     return f"http://{portal.host(category)}/{year}/{month:02d}{day:02d}/doc-i{token}.shtml", date
 
 
@@ -123,7 +145,10 @@ class _Builder:
     names = CATEGORY_NAMES
     portal_table: tuple[tuple[str, str], ...] = PORTALS
 
-    def __init__(self, docs: list[Doc], seed: int, sites: int, articles: int) -> None:
+    def __init__(
+        self, docs: list[Doc], seed: int, sites: int, articles: int, urls: str = "channels"
+    ) -> None:
+        self.urls = urls
         self.rng = random.Random(seed)  # noqa: S311 - reproducible web, not security
         self.articles = articles
         self.pools: dict[str, list[Doc]] = {}
@@ -145,7 +170,7 @@ class _Builder:
         self.cluster: dict[str, list[str]] = {}
 
     def _portal(self, index: int, domain: str, name: str) -> Portal:
-        return Portal(
+        return (FlatPortal if self.urls == "flat" else Portal)(
             domain,
             name,
             _pick_categories(self.rng, self.pools),
@@ -157,6 +182,8 @@ class _Builder:
         return _article_url(self.rng, portal, category)
 
     def _list_urls(self, portal: Portal, category: str, count: int) -> list[str]:
+        if isinstance(portal, FlatPortal):
+            return [f"{portal.channel(category)}index_{n}.shtml" for n in range(1, count + 1)]
         return [f"http://{portal.host(category)}/roll/index_{n}.shtml" for n in range(1, count + 1)]
 
     def _static_urls(self, portal: Portal) -> list[str]:
@@ -411,7 +438,7 @@ class _Builder:
         self.link()
         first = self.portals[0]
         seeds = {"home": first.home, "sports": first.channel("sports")}
-        return Plan(self.portals, self.pages, self.dead, seeds, self.lang)
+        return Plan(self.portals, self.pages, self.dead, seeds, self.lang, self.urls)
 
 
 _STATIC_TITLES = {
@@ -423,11 +450,18 @@ _STATIC_TITLES = {
 
 
 def make_plan(
-    docs: list[Doc], *, seed: int = 0, sites: int = 6, articles: int = 1000, lang: str = "zh"
+    docs: list[Doc],
+    *,
+    seed: int = 0,
+    sites: int = 6,
+    articles: int = 1000,
+    lang: str = "zh",
+    urls: str = "channels",
 ) -> Plan:
-    """Plan a web of ``sites`` portals with about ``articles`` articles each, in ``lang``."""
+    """Plan a web of ``sites`` portals with about ``articles`` articles each, in ``lang``
+    (``urls``: the Chinese web's URL layout, one of ``URLS``; the English web mixes its own)."""
     if lang == "en":
         from lab.plan_en import EnglishBuilder
 
         return EnglishBuilder(docs, seed, sites, articles).plan()
-    return _Builder(docs, seed, sites, articles).plan()
+    return _Builder(docs, seed, sites, articles, urls).plan()

@@ -6,6 +6,8 @@ import hashlib
 import json
 from pathlib import Path
 
+import pytest
+
 from lab.builder import build
 from lab.corpus import Doc
 from lab.judge import is_football
@@ -120,3 +122,30 @@ def test_other_titles_change_only_the_articles_titles(small_corpus: Path, tmp_pa
         assert section.startswith(plain + "_") and section.count("_") >= 2
         assert site.startswith(plain + "_") and section.endswith(site[len(plain) :])
         assert len(site) < len(section)
+
+
+def test_flat_urls_name_no_section_and_change_nothing_else(
+    small_corpus: Path, tmp_path: Path
+) -> None:
+    from crawler.urls import directories
+
+    webs = {urls: tmp_path / urls for urls in ("channels", "flat")}
+    for urls, out in webs.items():
+        build(small_corpus, out, seed=3, sites=2, articles=40, urls=urls)
+    records = {urls: truth(out) for urls, out in webs.items()}
+    assert json.loads((webs["flat"] / "manifest.json").read_text("utf-8"))["urls"] == "flat"
+    assert "urls" not in json.loads((webs["channels"] / "manifest.json").read_text("utf-8"))
+
+    def shape(rows: list[dict[str, object]]) -> list[tuple[object, ...]]:
+        return sorted((r["kind"], r["category"], r["football"], r["portal"]) for r in rows)
+
+    assert shape(records["flat"]) == shape(records["channels"])  # the same pages
+    flat = records["flat"]
+    assert len({str(r["url"]).split("/")[2] for r in flat}) == 2  # one host per portal
+    articles = [str(r["url"]) for r in flat if r["kind"] == "article"]
+    # every article's URL reads the same whatever its channel: no section in it
+    assert {tuple(directories(u)[1]) for u in articles} == {("a",)}
+    channels = {str(r["url"]) for r in flat if r["kind"] == "channel"}
+    assert len(channels) > 4 and all(directories(u + "x")[1] for u in channels)
+    with pytest.raises(ValueError, match="urls"):
+        build(small_corpus, tmp_path / "en", seed=3, lang="en", urls="flat")
