@@ -321,6 +321,24 @@ def test_site_areas_rank_a_page_near_the_positives_above_one_far_from_them() -> 
     assert neutral(sport[3]) == neutral(finance[3]) == 1.0
 
 
+def test_a_box_on_every_page_of_a_site_says_nothing_about_where_its_stories_live() -> None:
+    """Titles and URLs that name no section leave co-citation. A "most read" box lists two
+    finance stories on every page, the sport channel's too: those links are the site's
+    template, not a sign that the stories are near sport."""
+    areas = SiteAreas()
+    sport = [f"http://x.cn/a/s{i}.html" for i in range(10)]
+    finance = [f"http://x.cn/a/f{i}.html" for i in range(10)]
+    hot = [finance[9], finance[8]]
+    areas.observe("http://x.cn/sport/", [*sport, *hot], None)
+    areas.observe("http://x.cn/finance/", [*finance, *hot], None)
+    for group in (sport, finance):
+        for n, url in enumerate(group):
+            areas.observe(url, [group[(n + 1) % 10], group[(n + 2) % 10], *hot], "")
+    affinity = areas.affinity([*sport, *finance], {sport[0], sport[1], sport[2]})
+    assert affinity(sport[5]) > 0.5
+    assert affinity(finance[9]) == affinity(finance[5]) == 0.0  # was 0.58: cited everywhere
+
+
 @pytest.mark.parametrize("site_names", [False, True])
 def test_where_titles_name_no_section_the_urls_do(site_names: bool) -> None:
     """Two sites (y with twice as many finance stories) whose titles are the headline alone,
