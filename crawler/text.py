@@ -245,10 +245,10 @@ class Words:
     when said alone); every other block exactly as with the dictionary alone.
 
     Only words that are not already dictionary words cut whole count (``国足``, ``c罗``,
-    ``中超``, which jieba's HMM may leave whole but its dictionary does not hold; not
-    ``足球``, nor an English word, which is always whole): a concern whose words are all of
-    those is cut exactly as with no words, at no cost. The dictionary is never changed,
-    so what one concern's words do to a text stays with that concern.
+    ``中超``, which jieba's HMM may leave whole but its dictionary does not hold). ``足球``
+    is a dictionary word and an English word is always whole: a concern whose words are all
+    such is cut exactly as with no words, at no cost. The dictionary is never changed, so
+    what one concern's words do to a text stays with that concern.
     """
 
     def __init__(self, terms: Iterable[str]) -> None:
