@@ -495,26 +495,3 @@ class _Index:
                 held.update(range(begin, end))
                 kept.append((begin, i, j, term))
         return [(i, j, term) for _, i, j, term in sorted(kept)]
-        out = []
-        i, n = 0, len(tokens)
-        while i < n:
-            tok = tokens[i]
-            phrase = next(
-                (
-                    (seq, term)
-                    for seq, term in self.phrases.get(tok, ())
-                    if tuple(tokens[i : i + len(seq)]) == seq
-                ),
-                None,
-            )
-            if phrase is not None:
-                out.append(phrase[1])
-                i += len(phrase[0])
-                continue
-            term = self.single.get(tok)
-            if term is None and len(tok) > 2:
-                term = next((t for t in self.cjk if t in tok), None)
-            if term is not None:
-                out.append(term)
-            i += 1
-        return out
