@@ -75,7 +75,8 @@ def element_text(el: etree._Element) -> str:
         child = el[0]
         if not len(child) and isinstance(child.tag, str):
             return clean(f"{el.text or ''}{child.text or ''}{child.tail or ''}")
-    return clean(TEXT_OF(el))
+    # TEXT_OF spelled out: the partial's keyword merging costs a third of a small element's call
+    return clean(etree.tostring(el, method="text", encoding="unicode", with_tail=False))
 
 
 def attr(el: etree._Element, name: str) -> str:

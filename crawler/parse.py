@@ -112,16 +112,16 @@ def _is_generic(title: str, site_name: str) -> bool:
     return bool(site_name) and low == site_name.lower().strip()
 
 
-def _title(root: etree._Element, meta: _Meta) -> str:
+def _title(root: etree._Element, meta: _Meta, texts: _Texts) -> str:
     raw = ""
     for el in elements(root, "title"):
-        raw = element_text(el)
+        raw = texts[el]
         break
     site = meta.get("og:site_name", "application-name")
     if raw and not _is_generic(raw, site):
         return raw[:_MAX_TITLE]
     for el in elements(root, "h1"):
-        h1 = element_text(el)
+        h1 = texts[el]
         if h1 and not _is_generic(h1, site):
             return h1[:_MAX_TITLE]
     og = meta.get("og:title", "twitter:title")
@@ -129,10 +129,20 @@ def _title(root: etree._Element, meta: _Meta) -> str:
         return og[:_MAX_TITLE]
     best = ""
     for el in elements(root, "h2", "h3"):
-        candidate = element_text(el)
+        candidate = texts[el]
         if len(best) < len(candidate) <= _MAX_TITLE:
             best = candidate
     return best or raw[:_MAX_TITLE]
+
+
+class _Texts(dict[etree._Element, str]):
+    """The cleaned text of a page's elements (``element_text``), each read once: link contexts
+    come back to the same blocks, and the title and the page's structure read the same first
+    heading (and maybe the body). Valid while the tree is unchanged."""
+
+    def __missing__(self, el: etree._Element) -> str:
+        text = self[el] = element_text(el)
+        return text
 
 
 class _Context:
@@ -140,56 +150,54 @@ class _Context:
 
     The nearest block (p, li, td, div …) is used; when it holds little besides the anchor
     (a navigation ``<li>``), its neighbouring blocks are added; when it is huge (links loose
-    in a page-wide ``<div>``), only the anchor's immediate neighbourhood is. Block texts are
-    cached, so each block is read once per page.
+    in a page-wide ``<div>``), only the anchor's immediate neighbourhood is. Element texts
+    come from the page's ``_Texts``, so each block is read once per page.
     """
 
-    def __init__(self) -> None:
-        self._cache: dict[etree._Element, str] = {}
-
-    def block_text(self, el: etree._Element) -> str:
-        text = self._cache.get(el)
-        if text is None:
-            text = element_text(el)
-            self._cache[el] = text
-        return text
+    def __init__(self, texts: _Texts) -> None:
+        self._texts = texts
 
     def _siblings(self, block: etree._Element, text: str) -> str:
         before = block.getprevious()
         if before is not None:
-            left = self.block_text(before)
+            left = self._texts[before]
             if left:
                 text = f"{left} {text}" if text else left
         after = block.getnext()
         if after is not None:
-            right = self.block_text(after)
+            right = self._texts[after]
             if right:
                 text = f"{text} {right}" if text else right
         return text
 
-    @staticmethod
-    def _local(a: etree._Element, anchor: str) -> str:
+    def _local(self, a: etree._Element, anchor: str) -> str:
         before = a.getprevious()
         parent = a.getparent()
         left = (
             before.tail if before is not None else parent.text if parent is not None else ""
         ) or ""
         after = a.getnext()
-        right = (a.tail or "") + (element_text(after) if after is not None else "")
+        right = (a.tail or "") + (self._texts[after] if after is not None else "")
         return clean(f"{left[-_CONTEXT_CHARS:]} {anchor} {right[:_CONTEXT_CHARS]}")
 
     def around(self, a: etree._Element, anchor: str) -> str:
         block = a.getparent()
-        while block is not None and block.tag not in BLOCKS:
+        while block is not None:
+            tag = block.tag
+            if tag in BLOCKS:
+                break
             block = block.getparent()
-        if block is None:
+        else:
             return anchor
-        text = self.block_text(block)
-        if len(text) > _HUGE_BLOCK:
+        text = self._texts[block]
+        size = len(text)
+        if size > _HUGE_BLOCK:
             text = self._local(a, anchor)
-        elif len(text) < len(anchor) + 20 and block.tag not in ("p", "td", "dd", "body"):
+            size = len(text)
+        elif size < len(anchor) + 20 and tag not in ("p", "td", "dd", "body"):
             text = self._siblings(block, text)
-        if len(text) <= _CONTEXT_CHARS:
+            size = len(text)
+        if size <= _CONTEXT_CHARS:
             return text
         at = text.find(anchor) if anchor else -1
         if at < 0:
@@ -210,15 +218,19 @@ def _anchor_text(a: etree._Element, text: str) -> str:
     return clean(a.get("title"))
 
 
-def _links(root: etree._Element, base: str) -> tuple[list[Link], int]:
+def _links(root: etree._Element, base: str, texts: _Texts) -> tuple[list[Link], int]:
     """The page's links, and the characters of text inside its ``<a>`` elements (all of
     them, with an href or not: the page kind's link density)."""
     found: dict[str, Link] = {}
     resolved: dict[str, str | None] = {}  # pages repeat their hrefs (nav, teasers, images)
-    context = _Context()
+    context = _Context(texts)
     link_chars = 0
     for a in elements(root, "a", "area"):
-        text = element_text(a)
+        if len(a):
+            text = element_text(a)
+        else:  # the common anchor: its own text only (element_text, without the calls)
+            text = a.text
+            text = " ".join(text.split()) if text else ""
         if a.tag == "a":
             link_chars += len(text)
         href = a.get("href")
@@ -232,7 +244,7 @@ def _links(root: etree._Element, base: str) -> tuple[list[Link], int]:
         previous = found.get(url)
         if previous is not None and previous.anchor:
             continue
-        anchor = _anchor_text(a, text)
+        anchor = text or _anchor_text(a, text)
         if previous is not None and not anchor:
             continue
         rel = a.get("rel")
@@ -293,11 +305,13 @@ def _ld_types(root: etree._Element) -> list[str]:
     return found
 
 
-def _structure(root: etree._Element, meta: _Meta, links: list[Link], link_chars: int) -> Structure:
+def _structure(
+    root: etree._Element, meta: _Meta, texts: _Texts, links: list[Link], link_chars: int
+) -> Structure:
     body = root.find("body")
-    h1 = next((element_text(el) for el in elements(root, "h1")), "")
+    h1 = next((texts[el] for el in elements(root, "h1")), "")
     return Structure(
-        text_chars=len(element_text(body if body is not None else root)),
+        text_chars=len(texts[body if body is not None else root]),
         link_chars=link_chars,
         links=len(links),
         h1=h1[:_MAX_TITLE],
@@ -349,9 +363,10 @@ def parse_html(
         strip(root, *_CODE)
         base = _base_url(root, page_url)
         meta = _Meta(root, base)
-        title = _title(root, meta)
-        links, link_chars = _links(root, base)
-        structure = _structure(root, meta, links, link_chars)
+        texts = _Texts()  # until main_block changes the tree
+        title = _title(root, meta, texts)
+        links, link_chars = _links(root, base, texts)
+        structure = _structure(root, meta, texts, links, link_chars)
         structure.ld_types = ld_types
         text, structure.main_link_chars = main_block(root)
         structure.main_chars = len(text)
