@@ -70,7 +70,11 @@ def _block_lines_walk(el: etree._Element) -> str:
 
 _CONTAINERS = frozenset({"div", "td", "section", "article", "main", "body", "dd", "li"})
 _NOT_TEXT = frozenset({"a", "option", "label", "h1", "h2", "h3", "title"})
-_LONG_TEXT = etree.XPath("descendant::text()[string-length(normalize-space()) >= 10]")
+_LONG_TEXT = etree.XPath(
+    "descendant::text()[normalize-space()][string-length(normalize-space()) >= 10]"
+)
+"""Text nodes of 10+ characters once whitespace is collapsed (the first test, which drops the
+many whitespace-only nodes, is the cheaper one)."""
 
 
 def _main_element(body: etree._Element) -> etree._Element:
