@@ -21,6 +21,7 @@ from __future__ import annotations
 import datetime as dt
 import functools
 import ipaddress
+import operator
 import posixpath
 import re
 from collections.abc import Iterable
@@ -73,13 +74,19 @@ TRACKING_PARAMS = frozenset(
 
 _DEFAULT_PORTS = {"http": 80, "https": 443}
 _PCT = re.compile(r"%([0-9A-Fa-f]{2})")
+_PCT_TO_CHANGE = re.compile(
+    r"%(?:[0-9A-Fa-f][a-f]|[a-f][0-9A-F]|2[DE]|3[0-9]|[46][1-9A-F]|[57][0-9A]|5F|7E)"
+)
+"""An escape ``_unescape_unreserved`` changes: lower-case hex digits, or an unreserved
+character (``-``, ``.``, digits, letters, ``_``, ``~``)."""
 _LONE_PCT = re.compile(r"%(?![0-9A-Fa-f]{2})")
 _UNRESERVED = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
 _PATH_SAFE = "/:@!$&'()*+,;=-._~%"
 _QUERY_SAFE = "/:@!$'()*+,;=?-._~%"
 _SESSION_PATH_PARAM = re.compile(r";(?:jsessionid|phpsessid|sid|sessionid)=[^/?#;]*", re.I)
 _SIMPLE = re.compile(r"[A-Za-z0-9\-._~/]*\Z")
-_SIMPLE_QUERY = re.compile(r"[A-Za-z0-9\-._~=&,]*\Z")
+_SAFE_QUERY = re.compile(r"[A-Za-z0-9\-._~=&,/:@!$'()*+;?%]*\Z")
+"""A query of characters ``_norm_pct`` keeps in keys and values (``&`` separates them)."""
 _KEY_SAFE = _QUERY_SAFE.replace("=", "")
 _HOST_OK = re.compile(r"[a-z0-9\-._]+\Z")
 
@@ -95,7 +102,8 @@ def _norm_pct(part: str, safe: str) -> str:
         return part
     if "%" in part:
         part = _LONE_PCT.sub("%25", part)
-        part = _PCT.sub(_unescape_unreserved, part)
+        if _PCT_TO_CHANGE.search(part):  # most escapes are upper-case and stay as they are
+            part = _PCT.sub(_unescape_unreserved, part)
     return quote(part, safe=safe)
 
 
@@ -134,29 +142,36 @@ def _norm_path(path: str) -> str:
     return _norm_pct(path, _PATH_SAFE)
 
 
-def _is_tracking(key: str) -> bool:
-    low = key.lower()
-    return low in TRACKING_PARAMS or low.startswith("utm_")
+_KEY = operator.itemgetter(0)
+
+
+def _as_is(query: str) -> bool:
+    """Whether ``_norm_pct`` leaves every key and value of a query as it is: characters it
+    keeps, and escapes already in normal form."""
+    if _SAFE_QUERY.match(query) is None:
+        return False
+    return "%" not in query or not (_LONE_PCT.search(query) or _PCT_TO_CHANGE.search(query))
 
 
 def _norm_query(query: str) -> str:
     if not query:
         return ""
-    plain = _SIMPLE_QUERY.match(query) is not None  # nothing to re-encode
+    plain = _as_is(query)  # nothing to re-encode
     pairs: list[tuple[str, str]] = []
     for piece in query.split("&"):
         if not piece:
             continue
         key, sep, value = piece.partition("=")
-        if _is_tracking(key):
+        low = key.lower()
+        if low in TRACKING_PARAMS or low.startswith("utm_"):  # tracking
             continue
         if plain:
             pairs.append((key, sep + value))
             continue
         key = _norm_pct(key, _KEY_SAFE)
         pairs.append((key, sep + _norm_pct(value, _QUERY_SAFE) if sep else ""))
-    pairs.sort(key=lambda kv: kv[0])
-    return "&".join(k + v for k, v in pairs)
+    pairs.sort(key=_KEY)
+    return "&".join([k + v for k, v in pairs])
 
 
 _FAST_SPLIT = re.compile(
