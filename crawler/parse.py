@@ -68,17 +68,34 @@ _MAX_TITLE = 300
 
 
 class _Meta:
-    """The ``<meta>`` and ``<link>`` facts of a page head."""
+    """The ``<base>``, ``<meta>`` and ``<link>`` facts of a page head (one walk of the tree).
 
-    def __init__(self, root: etree._Element, base: str) -> None:
+    ``base``: the URL the page's links are relative to (the first ``<base href>``, else the
+    page's URL), which the canonical and feed links are resolved against.
+    """
+
+    def __init__(self, root: etree._Element, url: str) -> None:
         self.values: dict[str, str] = {}
         self.canonical: str | None = None
         self.feeds: list[str] = []
-        for el in elements(root, "meta"):
-            key = (attr(el, "name") or attr(el, "property") or attr(el, "itemprop")).lower()
-            if key and key not in self.values:
-                self.values[key] = clean(el.get("content"))
-        for el in elements(root, "link"):
+        self.base = url
+        based = False
+        links: list[etree._Element] = []
+        for el in elements(root, "base", "meta", "link"):
+            tag = el.tag
+            if tag == "meta":
+                key = (attr(el, "name") or attr(el, "property") or attr(el, "itemprop")).lower()
+                if key and key not in self.values:
+                    self.values[key] = clean(el.get("content"))
+            elif tag == "link":
+                links.append(el)
+            elif not based:
+                href = attr(el, "href")
+                if href:
+                    self.base = canonicalize(href, url) or url
+                    based = True
+        base = self.base
+        for el in links:
             rel = attr(el, "rel").lower().split()
             href = attr(el, "href")
             if not href:
@@ -95,14 +112,6 @@ class _Meta:
             if self.values.get(key):
                 return self.values[key]
         return ""
-
-
-def _base_url(root: etree._Element, url: str) -> str:
-    for el in elements(root, "base"):
-        href = attr(el, "href")
-        if href:
-            return canonicalize(href, url) or url
-    return url
 
 
 def _is_generic(title: str, site_name: str) -> bool:
@@ -361,8 +370,8 @@ def parse_html(
     try:
         ld_types = _ld_types(root)
         strip(root, *_CODE)
-        base = _base_url(root, page_url)
-        meta = _Meta(root, base)
+        meta = _Meta(root, page_url)
+        base = meta.base
         texts = _Texts()  # until main_block changes the tree
         title = _title(root, meta, texts)
         links, link_chars = _links(root, base, texts)
