@@ -84,11 +84,13 @@ _UNRESERVED = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz012
 _PATH_SAFE = "/:@!$&'()*+,;=-._~%"
 _QUERY_SAFE = "/:@!$'()*+,;=?-._~%"
 _SESSION_PATH_PARAM = re.compile(r";(?:jsessionid|phpsessid|sid|sessionid)=[^/?#;]*", re.I)
-_SIMPLE = re.compile(r"[A-Za-z0-9\-._~/]*\Z")
-_SAFE_QUERY = re.compile(r"[A-Za-z0-9\-._~=&,/:@!$'()*+;?%]*\Z")
+# Possessive repeats (*+, ++) in the patterns below: a string that does not match fails at
+# once instead of giving characters back one by one to try the end again.
+_SIMPLE = re.compile(r"[A-Za-z0-9\-._~/]*+\Z")
+_SAFE_QUERY = re.compile(r"[A-Za-z0-9\-._~=&,/:@!$'()*+;?%]*+\Z")
 """A query of characters ``_norm_pct`` keeps in keys and values (``&`` separates them)."""
 _KEY_SAFE = _QUERY_SAFE.replace("=", "")
-_HOST_OK = re.compile(r"[a-z0-9\-._]+\Z")
+_HOST_OK = re.compile(r"[a-z0-9\-._]++\Z")
 
 
 def _unescape_unreserved(match: re.Match[str]) -> str:
@@ -203,13 +205,15 @@ def _split(url: str) -> tuple[str, str | None, int | None, str, str] | None:
 
 
 _PLAIN_URL = re.compile(
-    r"(https?)://([a-z0-9\-_]+(?:\.[a-z0-9\-_]+)*)(/[A-Za-z0-9\-._~/]*)?"
-    r"(?:\?([A-Za-z0-9\-._~=&,]*))?(?:#.*)?\Z",
+    r"(https?)://([a-z0-9\-_]++(?:\.[a-z0-9\-_]++)*+)(/[A-Za-z0-9\-._~/]*+)?+"
+    r"(?:\?([A-Za-z0-9\-._~=&,]*+))?+(?:#.*)?\Z",
     re.S,
 )
 """A URL already in canonical form but for its query's order and tracking parameters and its
 fragment: lower-case scheme and host, no port, nothing to re-encode (dot segments, checked
-apart, still need the general path)."""
+apart, still need the general path). Possessive repeats: no part can give characters back to
+the next (each ends where a character it does not take begins the next), so a URL that is not
+plain fails at once instead of after trying every shorter path and query."""
 
 
 @functools.lru_cache(maxsize=65536)
@@ -259,7 +263,7 @@ def _directory(base: str) -> str | None:
     return f"{parts.scheme}://{parts.netloc}{directory}"
 
 
-_PLAIN_RELATIVE = re.compile(r"[A-Za-z0-9\-_~][A-Za-z0-9\-._~/]*\Z")
+_PLAIN_RELATIVE = re.compile(r"[A-Za-z0-9\-_~][A-Za-z0-9\-._~/]*+\Z")
 """A path relative to the base's directory with nothing ``urljoin`` would treat apart (no
 scheme, query, fragment or backslash; dot and empty segments are checked apart)."""
 
