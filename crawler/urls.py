@@ -220,6 +220,8 @@ plain fails at once instead of after trying every shorter path and query."""
 def _canonical_absolute(url: str) -> str | None:
     plain = _PLAIN_URL.match(url)
     if plain is not None and "/." not in url:
+        if plain.end(3) == len(url):  # a path and nothing after it: the URL as it is
+            return url
         scheme, host, path, raw_query = plain.groups()
         query = _norm_query(raw_query) if raw_query else ""
         base = f"{scheme}://{host}{path or '/'}"
