@@ -220,10 +220,11 @@ def _anchor_text(a: etree._Element, text: str) -> str:
     the anchor's title."""
     if text:
         return text
-    for img in elements(a, "img"):
-        alt = clean(img.get("alt")) or clean(img.get("title"))
-        if alt:
-            return alt
+    if len(a):  # a childless anchor holds no image: no walk
+        for img in elements(a, "img"):
+            alt = clean(img.get("alt")) or clean(img.get("title"))
+            if alt:
+                return alt
     return clean(a.get("title"))
 
 
