@@ -31,10 +31,13 @@ labelled data from the user:
    word). Once the visit has ``warm_items`` items, and again at its end, the unlabelled items the
    fit judges relevant (probability ≥ ``expand_at``) join the positives, weighted by that
    probability, and the model is fitted again: ``expand_visit`` rounds during the visit,
-   ``expand`` at its end — only while the literal positives are under ``expand_share`` of the
-   items: on a coarse topic they already cover it, and what self-training adds is mostly the
-   off-topic pages next to it (during the visit it also steered the crawl astray). A page with
-   the user's verdict keeps it and is never added.
+   ``expand`` at its end and then ``expand_short`` more in which only pages with few words
+   (headlines) still come and go — a long story shares enough words with the topic to be
+   reached in the first rounds, a headline is reached a word at a time — only while the
+   literal positives are under ``expand_share`` of the items: on a coarse topic they already
+   cover it, and what self-training adds is mostly the off-topic pages next to it (during the
+   visit it also steered the crawl astray). A page with the user's verdict keeps it and is
+   never added.
 6. **Probability** — ``1 − (1 − p_literal)(1 − p_model)``: either kind of evidence can carry a
    page, neither has to. During a visit the model pushes only once it was fitted on
    ``warm_items`` items with ``warm_positives`` positives, and pushes at once only what the
@@ -119,6 +122,8 @@ JUDGE_DEFAULTS: dict[str, float] = {
     "link_early": 1.0,
     "stretch": 0.65,
     "veto_margin": 0.05,
+    "expand_short": 6,
+    "short_words": 64,
 }
 """Judgment parameters (any can be overridden per concern through ``params``)."""
 
@@ -712,8 +717,9 @@ class Judge:
         end), up to ``expand`` more rounds follow: the unlabelled items the last fit judges
         relevant (probability ≥ ``expand_at``, at most ``expand_growth`` × the positives) join
         the positives for the next fit, weighted by that probability — the topic's pages that
-        never print the keyword teach the model what the literal ones alone cannot. A page the
-        user gave a verdict on keeps it.
+        never print the keyword teach the model what the literal ones alone cannot. At the end
+        of a visit ``expand_short`` rounds follow in which the long pages stay as they are and
+        only short ones (``_short``) come and go. A page the user gave a verdict on keeps it.
         """
         p = self.params
         items = self.seen[-int(p["max_examples"]) :]
@@ -732,7 +738,7 @@ class Judge:
         narrow = sum(base) < p["expand_share"] * len(items)
         self._narrow = narrow
         if self._final:
-            rounds = int(p["expand"]) if narrow else 0
+            rounds = int(p["expand"] and p["expand"] + p["expand_short"]) if narrow else 0
         else:
             # during the visit: fewer rounds (cheaper), once the visit has enough items
             warm = len(items) >= p["warm_items"]
@@ -754,18 +760,32 @@ class Judge:
                 if not base[i] and i not in judged and not items[i].excluded
             }
             cap = int(p["expand_growth"] * max(1.0, sum(base)))
+            # past ``expand`` rounds only short pages still come and go (``_short``)
+            late = round_ >= p["expand"]
             ranked = sorted(
                 (pr, i)
                 for i, pr in probs.items()
-                if pr >= p["expand_at"] and not (vetoed and vetoed(i))
+                if pr >= p["expand_at"]
+                and not (vetoed and vetoed(i))
+                and (not late or self._short(items[i]))
             )
-            grown = {i: pr for pr, i in ranked[::-1][:cap]}
+            kept = {i: pr for i, pr in expanded.items() if late and not self._short(items[i])}
+            grown = kept | {i: pr for pr, i in ranked[::-1][: max(0, cap - len(kept))]}
             if grown.keys() == expanded.keys():
                 break
             expanded = grown
         self.expanded = {items[i].url for i in expanded}
         self._fitted_at = len(self.seen)
         self._fitted_positives = int(sum(base)) + sum(1 for _, label in self.feedback if label)
+
+    def _short(self, seen: _Seen) -> bool:
+        """A page with few words (under ``short_words`` distinct ones: a headline and a line
+        under it). Self-training reaches such pages slowly, a word at a time: a round takes
+        only those sharing a word with what the last one took, and the topic's names are many
+        (clubs, players, competitions). A long page shares enough words with the topic's
+        pages to be reached in the first rounds; what later rounds add among long pages is the
+        neighbouring topic (a fine topic's sibling sport)."""
+        return len(seen.features) < self.params["short_words"]
 
     def _veto(self, items: Sequence[_Seen], base: Sequence[float]) -> Callable[[int], bool] | None:
         """What self-training must not take (by index in ``items``): a page more like one the
