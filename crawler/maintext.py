@@ -7,9 +7,11 @@
 
 from __future__ import annotations
 
+import re
+
 from lxml import etree
 
-from crawler.dom import BLOCKS, TEXT_OF, clean, element_text, elements, strip
+from crawler.dom import BLOCKS, TEXT_OF, element_text, elements, strip
 
 __all__ = ["main_block", "main_text"]
 
@@ -27,45 +29,32 @@ _BOILERPLATE = (
 )
 
 
+_CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f]")
+"""Characters lxml will not write back into a tree (it drops the text it was given)."""
+
+
 def _block_lines(el: etree._Element) -> str:
     """Text of an element with a line break at every block boundary and ``<br>``.
 
     Marks block boundaries with newlines in the (already disposable) tree, then lets libxml2
-    serialise the text in one call.
+    serialise the text in one call. A text with control characters (which lxml refuses to
+    write back, dropping the text) is written without them.
     """
-    try:
-        for node in el.iter(*BLOCKS, "br"):
-            node.tail = "\n" + node.tail if node.tail else "\n"
-            if node.tag != "br":
-                node.text = "\n" + node.text if node.text else "\n"
-    except ValueError:  # control characters in the text: lxml refuses to write them back
-        return _block_lines_walk(el)
+    for node in el.iter(*BLOCKS, "br"):
+        tail = node.tail
+        try:
+            node.tail = "\n" + tail if tail else "\n"
+        except ValueError:
+            node.tail = "\n" + _CONTROL.sub("", tail)
+        if node.tag != "br":
+            text = node.text
+            try:
+                node.text = "\n" + text if text else "\n"
+            except ValueError:
+                node.text = "\n" + _CONTROL.sub("", text)
     # most lines are empty (two newlines mark each block): skipped before any splitting
     lines = TEXT_OF(el).split("\n")
     return "\n".join([" ".join(line.split()) for line in lines if line and not line.isspace()])
-
-
-def _block_lines_walk(el: etree._Element) -> str:
-    """``_block_lines`` the slow way, for text lxml will not let us modify."""
-    parts: list[str] = []
-    for event, node in etree.iterwalk(el, events=("start", "end")):
-        tag = node.tag
-        if not isinstance(tag, str):
-            if event == "end" and node.tail:
-                parts.append(node.tail)
-            continue
-        if event == "start":
-            if tag in BLOCKS or tag == "br":
-                parts.append("\n")
-            if node.text:
-                parts.append(node.text)
-        else:
-            if tag in BLOCKS:
-                parts.append("\n")
-            if node.tail and node is not el:
-                parts.append(node.tail)
-    lines = (clean(line) for line in "".join(parts).split("\n"))
-    return "\n".join(line for line in lines if line)
 
 
 _CONTAINERS = frozenset({"div", "td", "section", "article", "main", "body", "dd", "li"})

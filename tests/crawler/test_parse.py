@@ -491,6 +491,17 @@ def test_main_text_lines_collapse_every_kind_of_whitespace():
     assert main_text(root) == "a b c\nc\nd\ne f\ng"
 
 
+def test_a_text_with_control_characters_keeps_its_words():
+    """lxml will not write a control character back into the tree (and drops the text it
+    was given): the main text keeps those words, without the control characters."""
+    page = parse_html(
+        "<html><body><div>\x01\x02 比赛前瞻<p>主队状态出色，客队伤病缠身。</p>尾声\x03 结束"
+        "</div></body></html>",
+        "http://a.example/x.html",
+    )
+    assert page.text == "比赛前瞻\n主队状态出色，客队伤病缠身。\n尾声 结束"
+
+
 def _utf8_cases() -> list[tuple[str, bytes, str | None]]:
     gbk_meta = '<meta charset="gb2312"><title>足球新闻</title><p>正文，“引号”</p>'
     return [
