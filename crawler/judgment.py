@@ -32,7 +32,7 @@ labelled data from the user:
    fit judges relevant (probability ≥ ``expand_at``) join the positives, weighted by that
    probability, and the model is fitted again: ``expand_visit`` rounds during the visit,
    ``expand`` at its end and then ``expand_short`` more in which only pages with few words
-   (headlines) still come and go — a long story shares enough words with the topic to be
+   (headlines) still come and go, at probability ≥ ``expand_at_late`` — a long story shares enough words with the topic to be
    reached in the first rounds, a headline is reached a word at a time — only while the
    literal positives are under ``expand_share`` of the items: on a coarse topic they already
    cover it, and what self-training adds is mostly the off-topic pages next to it (during the
@@ -124,6 +124,7 @@ JUDGE_DEFAULTS: dict[str, float] = {
     "veto_margin": 0.05,
     "expand_short": 6,
     "short_words": 64,
+    "expand_at_late": 0.6,
 }
 """Judgment parameters (any can be overridden per concern through ``params``)."""
 
@@ -719,7 +720,9 @@ class Judge:
         the positives for the next fit, weighted by that probability — the topic's pages that
         never print the keyword teach the model what the literal ones alone cannot. At the end
         of a visit ``expand_short`` rounds follow in which the long pages stay as they are and
-        only short ones (``_short``) come and go. A page the user gave a verdict on keeps it.
+        only short ones (``_short``) come and go, at probability ≥ ``expand_at_late``: each
+        round's positives hold more pages taken on the model's word, and a headline carries a
+        word or two of evidence. A page the user gave a verdict on keeps it.
         """
         p = self.params
         items = self.seen[-int(p["max_examples"]) :]
@@ -765,7 +768,7 @@ class Judge:
             ranked = sorted(
                 (pr, i)
                 for i, pr in probs.items()
-                if pr >= p["expand_at"]
+                if pr >= p["expand_at_late" if late else "expand_at"]
                 and not (vetoed and vetoed(i))
                 and (not late or self._short(items[i]))
             )
