@@ -32,12 +32,12 @@ labelled data from the user:
    fit judges relevant (probability ≥ ``expand_at``) join the positives, weighted by that
    probability, and the model is fitted again: ``expand_visit`` rounds during the visit,
    ``expand`` at its end and then ``expand_short`` more in which only pages with few words
-   (headlines) still come and go, at probability ≥ ``expand_at_late`` — a long story shares enough words with the topic to be
-   reached in the first rounds, a headline is reached a word at a time — only while the
-   literal positives are under ``expand_share`` of the items: on a coarse topic they already
-   cover it, and what self-training adds is mostly the off-topic pages next to it (during the
-   visit it also steered the crawl astray). A page with the user's verdict keeps it and is
-   never added.
+   (headlines) still come and go, at probability ≥ ``expand_at_late`` — a long story shares
+   enough words with the topic to be reached in the first rounds, a headline is reached a word
+   at a time — only while the literal positives are under ``expand_share`` of the items: on a
+   coarse topic they already cover it, and what self-training adds is mostly the off-topic
+   pages next to it (during the visit it also steered the crawl astray). A page with the
+   user's verdict keeps it and is never added.
 6. **Probability** — ``1 − (1 − p_literal)(1 − p_model)``: either kind of evidence can carry a
    page, neither has to. During a visit the model pushes only once it was fitted on
    ``warm_items`` items with ``warm_positives`` positives, and pushes at once only what the
