@@ -45,6 +45,12 @@ class SiteAreas:
         self._ids: dict[str, int] = {}
         self._section: dict[int, str] = {}
         self._out: dict[int, tuple[int, ...]] = {}
+        self._site_pages: Counter[str] = Counter()
+        """Observed pages per site."""
+        self._cited: Counter[tuple[str, int]] = Counter()
+        """(site, linked page) → how many of the site's observed pages link to it."""
+        self._template: set[int] | None = None
+        """``_template_links`` of the pages observed so far (None: to be found again)."""
 
     def _id(self, url: str) -> int:
         return self._ids.setdefault(url, len(self._ids))
@@ -52,7 +58,16 @@ class SiteAreas:
     def observe(self, url: str, links: Iterable[str], section: str | None = None) -> None:
         """Record a fetched page (item or hub): its out-links, and an item's title section."""
         me = self._id(url)
-        self._out[me] = tuple({self._id(u) for u in links if u != url})
+        out = tuple({self._id(u) for u in links if u != url})
+        site = site_of(url)
+        before = self._out.get(me)
+        if before is None:
+            self._site_pages[site] += 1
+        else:  # observed again: its links then are replaced
+            self._cited.subtract((site, j) for j in before)
+        self._cited.update((site, j) for j in out)
+        self._out[me] = out
+        self._template = None
         if section is not None:
             self._section[me] = section
 
@@ -127,19 +142,17 @@ class SiteAreas:
     def _template_links(self) -> set[int]:
         """The pages that most of one site's fetched pages link to (``_TEMPLATE_SHARE``): a
         site-wide "most read" box, a footer. Every page of the site cites them whatever its
-        own area, so they say nothing about it."""
-        urls = list(self._ids)  # ids are given in order: urls[i] has id i
-        pages: Counter[str] = Counter()
-        cited: Counter[tuple[str, int]] = Counter()
-        for page, out in self._out.items():
-            site = site_of(urls[page])
-            pages[site] += 1
-            cited.update((site, j) for j in out)
-        return {
-            j
-            for (site, j), n in cited.items()
-            if n >= _TEMPLATE_MIN and n >= _TEMPLATE_SHARE * pages[site]
-        }
+        own area, so they say nothing about it. Counted as pages are observed, and found once
+        per set of observed pages: a visit's model is refitted as it grows, and each fit of a
+        refit (self-training's rounds) asks."""
+        if self._template is None:
+            pages = self._site_pages
+            self._template = {
+                j
+                for (site, j), n in self._cited.items()
+                if n >= _TEMPLATE_MIN and n >= _TEMPLATE_SHARE * pages[site]
+            }
+        return self._template
 
 
 _TEMPLATE_SHARE = 0.5
