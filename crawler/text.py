@@ -294,9 +294,7 @@ class Words:
             return _cut(block)
         hit = self._cuts.get(block)
         if hit is None:
-            raw = tuple(self._segmenter().lcut(block))
-            words = tuple(t for t in raw if _WORD.search(t) and not t.isspace())
-            hit = (raw, raw if words == raw else words)
+            hit = _with_words(tuple(self._segmenter().lcut(block)))
             if len(self._cuts) >= _BLOCKS_MAX:
                 self._cuts.clear()
             self._cuts[block] = hit
@@ -394,12 +392,17 @@ def _cut(block: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
                     raw = tuple(segmenter.lcut(block))
             else:
                 raw = tuple((_jieba or _load()).lcut(block))
-            words = tuple(t for t in raw if _WORD.search(t) and not t.isspace())
-            hit = (raw, raw if words == raw else words)
+            hit = _with_words(raw)
         if len(_blocks) >= _BLOCKS_MAX:
             _blocks_old, _blocks = _blocks, {}
         _blocks[block] = hit
     return hit
+
+
+def _with_words(raw: tuple[str, ...]) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """(jieba's tokens, the word tokens among them: no punctuation, no whitespace)."""
+    words = tuple(t for t in raw if _WORD.search(t) and not t.isspace())
+    return raw, raw if words == raw else words
 
 
 def _gap_tokens(block: str) -> tuple[str, ...]:
