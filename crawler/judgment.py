@@ -741,7 +741,8 @@ class Judge:
         narrow = sum(base) < p["expand_share"] * len(items)
         self._narrow = narrow
         if self._final:
-            rounds = int(p["expand"] and p["expand"] + p["expand_short"]) if narrow else 0
+            # ``expand_short`` follows ``expand``: none when self-training is off (``expand`` 0)
+            rounds = int(p["expand"] + p["expand_short"]) if narrow and p["expand"] else 0
         else:
             # during the visit: fewer rounds (cheaper), once the visit has enough items
             warm = len(items) >= p["warm_items"]
