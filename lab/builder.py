@@ -21,7 +21,7 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 from lab.corpus import Doc, load_corpus
-from lab.plan import URLS, Plan, make_plan
+from lab.plan import URLS, Plan, make_plan, url_layout_ok
 from lab.render import Renderer
 from lab.render_en import EnglishRenderer
 
@@ -135,7 +135,7 @@ def build(
     (``urls``: the Chinese web's URL layout, see ``lab.plan.URLS``)."""
     if titles not in TITLES:
         raise ValueError(f"titles: expected one of {', '.join(TITLES)}, got {titles!r}")
-    if urls not in URLS or (urls != "channels" and lang != "zh"):
+    if not url_layout_ok(urls, lang):
         raise ValueError(f"urls: the Chinese web takes one of {', '.join(URLS)}, got {urls!r}")
     docs = load_corpus(corpus, lang) if isinstance(corpus, Path) else corpus
     out.mkdir(parents=True, exist_ok=True)

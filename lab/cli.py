@@ -53,13 +53,13 @@ def build_cmd(
     """Build a deterministic multi-site news web from the labelled corpus."""
     from lab.builder import DEFAULT_SIZES, TITLES, build
     from lab.corpus import LANGUAGES
-    from lab.plan import URLS
+    from lab.plan import URLS, url_layout_ok
 
     if lang not in LANGUAGES:
         raise typer.BadParameter(f"expected one of {', '.join(LANGUAGES)}", param_hint="--lang")
     if titles not in TITLES:
         raise typer.BadParameter(f"expected one of {', '.join(TITLES)}", param_hint="--titles")
-    if urls not in URLS or (urls != "channels" and lang != "zh"):
+    if not url_layout_ok(urls, lang):
         raise typer.BadParameter(
             f"the Chinese web takes one of {', '.join(URLS)}; the English web mixes its own",
             param_hint="--urls",

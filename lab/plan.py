@@ -95,6 +95,12 @@ directories (``www.<portal>/sports/``) and every article at ``/a/<date>/<id>.sht
 article's URL names no section."""
 
 
+def url_layout_ok(urls: str, lang: str) -> bool:
+    """Whether a web in ``lang`` can be built with the URL layout ``urls`` (the English web
+    mixes its own: only ``channels``, the default, is taken)."""
+    return urls == "channels" or (urls in URLS and lang == "zh")
+
+
 @dataclass(slots=True)
 class FlatPortal(Portal):
     """A portal of the ``flat`` layout: one host, a directory per channel."""
