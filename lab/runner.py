@@ -14,9 +14,6 @@ logger = logging.getLogger(__name__)
 
 THESIS_PARAMS: dict[str, float] = {
     "gamma": 0.8,
-    "w_title": 1.0,
-    "w_meta": 0.75,
-    "w_anchor": 0.25,
     "T": 0.5,
     "W": 20,
     "D": 2,
