@@ -265,3 +265,50 @@ async def test_the_seeds_own_lists_come_before_the_other_stories_its_page_shows(
         await run(site(*pages), TOPIC, "adaptive", seeds=("/sport/",), params={"seed_hub": 0})
     )
     assert plain.index("/sport/list_2.html") > min(plain.index(p) for p, _ in hot), plain
+
+
+def test_items_fetched_before_the_model_knew_the_topic_count_again_once_it_does() -> None:
+    # Twenty stories from two sections, none printing the keyword: before the model is warm
+    # only the user's words judge them, and both sections count the same. Then pages that do
+    # print it teach the model that 中超 and 国安 go with 足球. Re-prioritising after that
+    # refit counts the first twenty again: the football section rises, the housing one not.
+    from crawler.frontier import Frontier
+    from crawler.judgment import Judge
+    from crawler.relevance import Relevance
+    from crawler.steering import Steering
+
+    def rates(params: dict[str, float]) -> tuple[float, float, float, float]:
+        profile = TopicProfile.from_keywords([TOPIC])
+        judge = Judge(profile, params={"warm_items": 30, "warm_positives": 5, "min_items": 15})
+        steer = Steering(profile, params)
+        steer.attach(judge)
+        frontier = Frontier()
+
+        def fetch(path: str, title: str, text: str) -> None:
+            item = replace(page(path, title, text=text), kind="item")
+            j = judge.judge(item)
+            steer.score_links(
+                item, Relevance(j.probability, 0.5, j.relevant, probability=j.probability), 1
+            )
+            steer.rescore(frontier)
+
+        def section(path: str) -> float:
+            return steer._rate(steer._keys(url(path)))
+
+        for i in range(10):
+            fetch(f"/zc/{i}.html", f"中超第{i}轮 国安主场取胜", "国安 中超 进球 射门 主场")
+            fetch(f"/fc/{i}.html", f"楼市第{i}周 房价调控", "楼市 房价 调控 成交 贷款")
+        cold = section("/zc/99.html"), section("/fc/99.html")
+        for i in range(20):
+            fetch(f"/x/{i}.html", f"足球 中超 国安 第{i}场", "足球 中超 国安 进球")
+            fetch(f"/y/{i}.html", f"财经 股市 第{i}日", "股市 基金 银行 利率")
+        assert judge.warm
+        return (*cold, section("/zc/99.html"), section("/fc/99.html"))
+
+    zc_cold, fc_cold, zc, fc = rates({})
+    assert abs(zc_cold - fc_cold) < 0.01  # nothing told them apart yet
+    assert zc > fc + 0.25
+    # without counting them again the first twenty keep what the keyword alone said of them,
+    # and the two sections stay alike
+    _, _, zc_kept, fc_kept = rates({"rejudge": 0})
+    assert abs(zc_kept - fc_kept) < 0.01
