@@ -685,22 +685,18 @@ class Judge:
         return self.affinity(seen.url, seen.section)
 
     def _model_probability(
-        self, seen: _Seen, area: float = 1.0, *, explain: bool = True
+        self, seen: _Seen, area: float = 1.0
     ) -> tuple[float, list[tuple[str, float]]]:
-        """P(relevant) from the model: g / c, with g held out for pages it was trained on; with
-        ``explain``, also the words that fired most."""
+        """P(relevant) from the model: g / c, with g held out for pages it was trained on."""
         features = seen.features
         if self.model is None or not features:
             return 0.0, []
+        w = self.model.weights
+        contrib = [(t, v * w.get(t, 0.0)) for t, v in features.items()]
+        fired = sorted((c for c in contrib if c[1] > 0.05), key=lambda c: -c[1])[:8]
         z = self.held.get(seen.url)
-        fired: list[tuple[str, float]] = []
-        if explain or z is None:
-            w = self.model.weights
-            contrib = [(t, v * w.get(t, 0.0)) for t, v in features.items()]
-            if explain:
-                fired = sorted((c for c in contrib if c[1] > 0.05), key=lambda c: -c[1])[:8]
-            if z is None:
-                z = self.model.bias + sum(v for _, v in contrib)
+        if z is None:
+            z = self.model.bias + sum(v for _, v in contrib)
         z += self._area_logit(area)
         return self._relevance(_sigmoid(self.scale * (z - self.mid))), fired
 
@@ -951,20 +947,6 @@ class Judge:
                 seen.pushed = True
                 out.append((seen.url, judgment))
         return out
-
-    def probability_now(self, url: str) -> float | None:
-        """The probability the current model gives an item this visit has judged (None: not
-        one of the visit's items, or its words are gone): what ``judge`` would say of it now,
-        without learning from it."""
-        seen = self._by_url.get(url)
-        if seen is None or not seen.features:
-            return None
-        if seen.excluded:
-            return 0.0
-        if not self.warm:
-            return seen.literal
-        p_model = self._model_probability(seen, self._area(seen), explain=False)[0]
-        return 1.0 - (1.0 - seen.literal) * (1.0 - p_model)
 
     # -- what was learned -----------------------------------------------------------------
     def learned_terms(self, n: int = 20) -> list[tuple[str, float]]:

@@ -20,16 +20,14 @@ A link's priority is the expected on-topic item harvest of fetching it::
     probability of the items it linked to that were fetched, shrunk towards what was expected
     of the parent itself — its own probability for an item; for a hub, half its own
     probability (or its link's text), half what *its* parent led to;
-  - **S** is the mean judged probability of the items fetched from the link's site section and
-    URL pattern (each item as the latest model judges it: after every refit the visit's items
-    are counted again, as they are for P; an item fetched before the model knew the topic had
-    only the user's words to go by), shrunk step by step: the mean over the hosts explored so
-    far (one vote per host) → the host → the section (first directory of the path) → the
-    pattern, each by ``prior`` pseudo-items; plus ``explore`` / √(1 + the pages fetched from the
-    link's host), a bonus for the hosts the crawl has barely tried. Before the model is warm
-    every item counts the same (below), and without it the crawl stayed on whichever host it
-    started on: in two of four crawls of the English lab web, fetches 100–400 went almost all to
-    the seed's mixed-category host, and the sport host found by fetch 70 got 3–8 of them.
+  - **S** is the mean judged probability of the items fetched from the link's site section
+    and URL pattern, shrunk step by step: the mean over the hosts explored so far (one vote
+    per host) → the host → the section (first directory of the path) → the pattern, each by
+    ``prior`` pseudo-items; plus ``explore`` / √(1 + the pages fetched from the link's host),
+    a bonus for the hosts the crawl has barely tried. Before the model is warm every item
+    counts the same (below), and without it the crawl stayed on whichever host it started
+    on: in two of four crawls of the English lab web, fetches 100–400 went almost all to the
+    seed's mixed-category host, and the sport host found by fetch 70 got 3–8 of them.
 * **E_hub** — a hub is worth what it opens: ``hub · max(A, (S + P) / 2, H) · Y``, where **Y**
   is the share of fetched hubs that revealed new item links, under the link's URL pattern and
   its section (a calendar, a pagination trap or the "about" pages reveal only more of
@@ -159,7 +157,6 @@ class Steering(_Base):
         "cold_share": 0.3,
         "explore": 0.05,
         "seed_hub": 0.5,
-        "rejudge": 1,
     }
 
     def __init__(self, profile: TopicProfile, params: dict[str, Any] | None = None) -> None:
@@ -174,8 +171,6 @@ class Steering(_Base):
         """Fetched page → what was expected of its links: its own probability for an item."""
         self.kids: dict[str, list[float]] = {}
         """Fetched page → [summed probability, count] of the items it linked to, fetched."""
-        self.items: dict[str, tuple[float, str | None]] = {}
-        """Fetched item → (the probability it counts with, the parent it counted for)."""
         self._since_rescore = 0
         self._cold = [0, 0]
         """Items judged before the model was warm: [those the user's words carry, all]."""
@@ -371,7 +366,6 @@ class Steering(_Base):
             kids[0] += probability
             kids[1] += 1
         if page.kind == ITEM:
-            self.items[page.url] = (probability, here[1] if here is not None else None)
             expected = probability
         elif here is not None:  # a hub: what its parent's links turned out to be, and its own
             expected = 0.5 * self._sibling(here[1]) + 0.5 * max(probability, here[0])
@@ -398,28 +392,6 @@ class Steering(_Base):
         self._since_rescore += 1
         return out
 
-    def _rejudge(self) -> None:
-        """The visit's items counted again with the probability the new model gives them: an
-        item fetched before the model knew the topic counted with what the user's words alone
-        said of it, and the section it came from would carry that for the rest of the visit."""
-        judge = self.judge
-        if judge is None or not judge.warm or not self.params["rejudge"]:
-            return
-        for url, (old, parent) in self.items.items():
-            new = judge.probability_now(url)
-            if new is None or new == old:
-                continue
-            delta = new - old
-            keys = self._keys(url)
-            for key in keys:
-                self.stats[key].p_sum += delta
-            self.total.p_sum += delta
-            self._count_host(keys[0])
-            if parent is not None and parent in self.kids:
-                self.kids[parent][0] += delta
-            self.expect[url] = new
-            self.items[url] = (new, parent)
-
     def rescore(self, frontier: Frontier) -> None:
         """Re-prioritise the queue with what was learned since (every ``rescore_every`` pages,
         and after the judgment's model changed)."""
@@ -432,8 +404,6 @@ class Steering(_Base):
             return
         self._model_mark = mark
         self._since_rescore = 0
-        if changed:
-            self._rejudge()
         links = self.links
 
         def again(entry: Entry) -> float:
