@@ -859,6 +859,14 @@ class Judge:
         """One positive-unlabelled fit on ``items`` (+ the user's examples); sets the model and
         its calibration and returns the items' held-out logits (None: too few of a class)."""
         p = self.params
+        if self.model is None:
+            # no model judges yet, so nothing reads the closeness to the topic's area computed
+            # below; while the visit has too few of a class, skip it: a concern whose words are
+            # rare on the site tried again on every page, each time over every page (quadratic)
+            positives = sum(1 for y in labels if y) + sum(1 for _, y in self.feedback if y)
+            others = len(labels) + len(self.feedback) - positives
+            if min(positives, others) < p["min_positives"]:
+                return None
         rows: list[Mapping[str, float]] = [s.features for s in items]
         labels = list(labels)
         weights = [

@@ -813,3 +813,31 @@ def test_a_concerns_decisions_do_not_depend_on_the_other_concerns_of_the_process
         other.judge(page)
     other.finish()
     assert decisions() == alone
+
+
+def test_a_concern_whose_word_the_site_never_prints_does_not_map_the_site_on_every_page(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Until the visit has a few pages of each class there is no model, and nothing reads where
+    # on the site the topic's pages live. Mapping it anyway, on every page and over every page
+    # seen, made a visit whose keyword is rare on the site quadratic.
+    mapped = []
+    real = SiteAreas.affinity
+
+    def counting(self: SiteAreas, *args: object, **kwargs: object) -> object:
+        mapped.append(1)
+        return real(self, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(SiteAreas, "affinity", counting)
+    rng = random.Random(3)
+    judge = Judge(TopicProfile.from_keywords("冰壶"))
+    for page in visit(rng, 90):
+        judge.judge(page)
+    assert judge.model is None
+    assert not mapped
+    # once pages of both classes arrive, the site is mapped and the model fitted as before
+    judge = Judge(profile())
+    for page in visit(random.Random(3), 90):
+        judge.judge(page)
+    assert judge.model is not None
+    assert mapped
