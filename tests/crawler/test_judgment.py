@@ -841,3 +841,28 @@ def test_a_concern_whose_word_the_site_never_prints_does_not_map_the_site_on_eve
         judge.judge(page)
     assert judge.model is not None
     assert mapped
+
+
+def test_a_visit_that_never_fitted_a_model_leaves_none_for_the_next_visit() -> None:
+    # The site never printed the concern's word, so the first visit fitted nothing; what it
+    # saved must not judge the next visit (an empty model gave every page the same
+    # probability, 0.5, and at 宽泛 every story of the next visit was pushed).
+    first = Judge(TopicProfile.from_keywords("冰壶"))
+    for page in visit(random.Random(5), 90):
+        first.judge(page)
+    first.finish()
+    state = json.loads(json.dumps(first.state()))
+    assert not state["weights"]
+    broad = {"threshold": 0.4}
+    second = Judge(TopicProfile.from_keywords("冰壶"), state=state, params=broad)
+    assert not second.warm
+    judged = [second.judge(page) for page in visit(random.Random(6), 90)]
+    assert not any(j.relevant for j in judged)
+    assert not second.finish()
+    assert max(j.probability for j in judged) == 0.0
+    # a state that holds a model still starts the next visit warm
+    football = Judge(profile())
+    for page in visit(random.Random(5), 90):
+        football.judge(page)
+    football.finish()
+    assert Judge(profile(), state=json.loads(json.dumps(football.state()))).warm
