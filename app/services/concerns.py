@@ -272,7 +272,10 @@ def apply_update(
         "scope" in changes and changes["scope"] != concern.scope
     )
     if "keywords" in changes and changes["keywords"] != concern.keywords:
-        concern.learned_terms = {}  # learned from the old topic
+        # learned from the old topic: its terms, and the model they came from (the next visit
+        # would start from it, and the dashboard shows its weights when no terms are kept)
+        concern.learned_terms = {}
+        concern.model_state = {}
     concern.sqlmodel_update(changes)
     concern.updated_at = utcnow()
     session.add(concern)

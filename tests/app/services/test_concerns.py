@@ -258,3 +258,27 @@ def test_the_concern_limit_holds_under_parallel_requests(
     assert outcomes.count("too_many_concerns") == 9
     count = session.exec(select(func.count()).select_from(Concern)).one()
     assert count == 3
+
+
+def test_new_keywords_forget_what_the_old_topic_taught(
+    session: Session, allow_test_hosts: None
+) -> None:
+    from app.services import feedback
+
+    alice = make_account(session)
+    c = _create(session, alice)
+    assert c.id is not None
+    c.model_state = {"version": 2, "weights": {"中超": 2.0, "国安": 1.0}, "bias": -1.0}
+    c.learned_terms = {"中超": 2.0}
+    session.add(c)
+    session.commit()
+    # the same words again, and other fields: what was learned stays
+    c = concerns.update_concern(
+        session, alice, c.id, ConcernUpdate(keywords=c.keywords, priority=4), probe=False
+    )
+    assert c.model_state["weights"] == {"中超": 2.0, "国安": 1.0}
+    assert [t.term for t in feedback.learned_terms(c)] == ["中超"]
+    # another topic: neither the terms nor the model they came from carry over
+    c = concerns.update_concern(session, alice, c.id, ConcernUpdate(keywords="篮球"), probe=False)
+    assert c.learned_terms == {} and c.model_state == {}
+    assert feedback.learned_terms(c) == []
