@@ -446,21 +446,21 @@ class Judge:
         self.history_items = 0
         self.areas = SiteAreas()
         self.affinity: Affinity | None = None
-        weights = dict(state.get("weights") or {}) if state else {}
         if state and state.get("version") in (1, STATE_VERSION):
             self.history_items = int(state.get("items", 0))
-        if weights and state and state.get("version") in (1, STATE_VERSION):
+            weights = dict(state.get("weights") or {})
             # a visit that never had enough pages of each class to fit saves no weights: that
             # is no model to start from (as one, it judged every page of the next visit alike)
-            self.prior = _Model(
-                {str(k): float(v) for k, v in weights.items()}, float(state.get("bias", 0.0))
-            )
-            self.c = float(state.get("c", 1.0))
-            sections = state.get("sections")
-            if isinstance(sections, Mapping) and sections:
-                self.affinity = Affinity(
-                    self.areas, {str(k): float(v) for k, v in sections.items()}, None
+            if weights:
+                self.prior = _Model(
+                    {str(k): float(v) for k, v in weights.items()}, float(state.get("bias", 0.0))
                 )
+                self.c = float(state.get("c", 1.0))
+                sections = state.get("sections")
+                if isinstance(sections, Mapping) and sections:
+                    self.affinity = Affinity(
+                        self.areas, {str(k): float(v) for k, v in sections.items()}, None
+                    )
         self.model: _Model | None = self.prior
         self.feedback = [self._example(ex) for ex in feedback]
         self._feedback_sections = [_section(ex.title) for ex in feedback]
