@@ -125,6 +125,7 @@ JUDGE_DEFAULTS: dict[str, float] = {
     "expand_short": 6,
     "short_words": 64,
     "expand_at_late": 0.6,
+    "impute": 1,
 }
 """Judgment parameters (any can be overridden per concern through ``params``)."""
 
@@ -477,6 +478,10 @@ class Judge:
         self._link_cache: dict[tuple[str, int], float] = {}
         self._learned: dict[str, float] = {}
         self._learned_at = -1
+        base = state.get("base") if state and self.prior is not None else None
+        self.base: float | None = float(base) if isinstance(base, int | float) else None
+        """The held-out logit of the median page of the last fit: what the words of a page that
+        the model does not know are taken to add up to (``_model_probability``)."""
         self.mid = float(state.get("mid", 0.0)) if state else 0.0
         self.scale = float(state.get("scale", 1.0)) if state else 1.0
 
@@ -700,6 +705,11 @@ class Judge:
         z = self.held.get(seen.url)
         if z is None:
             z = self.model.bias + sum(v for _, v in contrib)
+            if self.base is not None and self.params["impute"]:
+                # the share of the page's words the model does not know (of the unit-length
+                # features' squared mass) counts as a typical page's
+                known = sum(v * v for t, v in features.items() if t in w)
+                z += max(0.0, 1.0 - known) * (self.base - self.model.bias)
         z += self._area_logit(area)
         return self._relevance(_sigmoid(self.scale * (z - self.mid))), fired
 
@@ -937,6 +947,10 @@ class Judge:
         # new pages are scored by the mean of the two fold models: the scale the calibration
         # was fitted on (a model trained on everything is more confident than its folds)
         self.model = _Model.mean(models).pruned(int(p["max_weights"]))
+        # a typical page of the visit: what a page whose words the model does not know scores
+        # (the bias alone put such a page above the median, and the calibration past 0.5)
+        ranked = sorted(held[: len(items)])
+        self.base = ranked[len(ranked) // 2]
         return held[: len(items)]
 
     def finish(self) -> list[tuple[str, Judgment]]:
@@ -1025,6 +1039,7 @@ class Judge:
             "mid": round(self.mid, 5),
             "c": round(self.c, 5),
             "scale": round(self.scale, 5),
+            **({"base": round(self.base, 5)} if self.base is not None else {}),
             "items": self.history_items + len(self.seen),
             "sections": {
                 sec: round(v, 4) for sec, v in list((self.affinity.sections or {}).items())[:500]
