@@ -893,3 +893,25 @@ def test_words_the_last_visits_model_never_saw_count_as_a_typical_pages() -> Non
     assert probability(football.title, football.text) == probability(
         football.title, football.text, impute=0
     )
+
+
+def test_a_short_revisit_ends_with_the_last_visits_model_unless_the_user_said_something() -> None:
+    first = Judge(profile())
+    for page in visit(random.Random(5), 240):
+        first.judge(page)
+    first.finish()
+    state = json.loads(json.dumps(first.state()))
+    new_pages = visit(random.Random(6), 40)  # a revisit finds 40 new stories
+    # no new verdict: the model of the whole first visit stays (not one fitted on 40 pages)
+    quiet = Judge(profile(), state=state)
+    for page in new_pages:
+        quiet.judge(page)
+    quiet.finish()
+    assert quiet.state()["weights"] == state["weights"]
+    # a verdict given since: the revisit refits, and the verdict teaches
+    verdict = Example(title=new_pages[1].title, text=new_pages[1].text, label=True)
+    taught = Judge(profile(), state=state, feedback=[verdict])
+    for page in new_pages:
+        taught.judge(page)
+    taught.finish()
+    assert taught.state()["weights"] != state["weights"]
