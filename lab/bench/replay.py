@@ -10,6 +10,9 @@ fetch order, then the end of the visit) and, on the one-keyword topic, again aft
 feedback clicks on the replay's own pushes (``feedback_clicks``). Each crawl is judged in a
 process of its own, as a worker that had served nothing else would judge it. Prints F1 per
 web and topic (the mean over its kept crawls) and writes ``replay.json`` and ``replay.md``.
+With ``--revisits N`` it also judges each crawl's second half, in fetch order, as revisits of N
+pages that start from the model of its first half (``revisit_one``), as a concern's short
+revisits start from its last visit's saved model.
 
 The kept crawls are Python pickles, which can run code when read: replay only a folder that
 ``bench match --keep`` wrote on this machine.
@@ -72,6 +75,77 @@ def replay_one(path: Path) -> dict[str, Any]:
         after, _ = _judge_all(pages, keywords, state=judge.state(), feedback=clicks)
         out["after_feedback"] = _prf(after, relevant)
     return out
+
+
+def revisit_one(args: tuple[Path, int]) -> dict[str, Any]:
+    """A kept crawl as a visit and its short revisits: the model of the crawl's first half
+    (fetch order) judges the second half in revisits of ``size`` pages each, every revisit
+    starting from that model's saved state, as a concern's next visits that find a few new
+    pages start from the last visit's. Counts of pushes, correct and wrong, over them."""
+    from lab.bench.match import ITEMS, _judge_all
+    from lab.truth import Truth
+
+    path, size = args
+    data = pickle.loads(path.read_bytes())  # noqa: S301 (files `bench match --keep` wrote)
+    pages, topic, keywords = data["pages"], data["topic"], data["keywords"]
+    truth = Truth.load(Path(data["web"]))
+    half = len(pages) // 2
+    _, judge = _judge_all(pages[:half], keywords)
+    state = json.loads(json.dumps(judge.state()))  # as the service stores it
+    out = {"crawl": path.name.removesuffix(SUFFIX), "web": Path(data["web"]).name, "topic": topic}
+    counts = dict.fromkeys(("revisits", "relevant", "correct", "wrong"), 0)
+    for start in range(half, len(pages) - size + 1, size):
+        chunk = pages[start : start + size]
+        pushed, _ = _judge_all(chunk, keywords, state=state)
+        items = {
+            p.final_url for p in chunk if truth.records.get(p.final_url, {}).get("kind") in ITEMS
+        }
+        relevant = {u for u in items if truth.relevant(u, topic)}
+        counts["revisits"] += 1
+        counts["relevant"] += len(relevant)
+        counts["correct"] += len(pushed & relevant)
+        counts["wrong"] += len(pushed - relevant)
+    return out | counts
+
+
+def revisits(folder: Path, workers: int, size: int) -> list[dict[str, Any]]:
+    """``revisit_one`` for every kept crawl in ``folder``, summed per web and topic."""
+    paths = sorted(folder.glob(f"*{SUFFIX}"))
+    context = multiprocessing.get_context("spawn")
+    groups: dict[tuple[str, str], dict[str, Any]] = {}
+    with context.Pool(workers, maxtasksperchild=1) as pool:
+        jobs = [(p, size) for p in paths]
+        for done, run in enumerate(pool.imap(revisit_one, jobs, chunksize=1), 1):
+            typer.echo(f"[{done}/{len(paths)}] revisits of {run['crawl']}")
+            row = groups.setdefault(
+                (run["web"], run["topic"]),
+                {"web": run["web"], "topic": run["topic"], "crawls": 0}
+                | dict.fromkeys(("revisits", "relevant", "correct", "wrong"), 0),
+            )
+            row["crawls"] += 1
+            for key in ("revisits", "relevant", "correct", "wrong"):
+                row[key] += run[key]
+    for row in groups.values():
+        pushed = row["correct"] + row["wrong"]
+        precision = row["correct"] / pushed if pushed else 0.0
+        recall = row["correct"] / row["relevant"] if row["relevant"] else 0.0
+        total = precision + recall
+        row["f1"] = round(2 * precision * recall / total, 3) if total else 0.0
+    return list(groups.values())
+
+
+def revisits_markdown(rows: list[dict[str, Any]], size: int) -> str:
+    lines = [
+        f"| web | topic | revisits of {size} pages | on-topic items | correct pushes | "
+        "wrong pushes | F1 |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for r in rows:
+        lines.append(
+            f"| {r['web']} | {r['topic']} | {r['revisits']} | {r['relevant']} | "
+            f"{r['correct']} | {r['wrong']} | {r['f1']:.3f} |"
+        )
+    return "\n".join(lines)
 
 
 def replay(folder: Path, workers: int) -> dict[str, Any]:
@@ -138,11 +212,23 @@ def register(bench_cli: typer.Typer) -> None:
         workers: int = typer.Option(
             max(1, os.cpu_count() or 1), "--workers", min=1, help="Crawls judged at once."
         ),
+        revisit: int = typer.Option(
+            0,
+            "--revisits",
+            min=0,
+            help="Also: each crawl's first half as a visit, its second half as revisits of "
+            "this many pages judged from that visit's model (0: no).",
+        ),
     ) -> None:
         """F1 of the push decision judged again on kept crawls (no crawling)."""
         report = replay(folder, workers)
+        if revisit:
+            report["revisits"] = revisits(folder, workers, revisit)
         out.mkdir(parents=True, exist_ok=True)
         (out / "replay.json").write_text(json.dumps(report, indent=1), encoding="utf-8")
-        (out / "replay.md").write_text(markdown(report) + "\n", encoding="utf-8")
-        typer.echo(markdown(report))
+        text = markdown(report)
+        if revisit:
+            text += "\n\n" + revisits_markdown(report["revisits"], revisit)
+        (out / "replay.md").write_text(text + "\n", encoding="utf-8")
+        typer.echo(text)
         typer.echo(f"wrote {out / 'replay.json'} and {out / 'replay.md'}")

@@ -6,32 +6,41 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
 from crawler.judgment import JUDGE_DEFAULTS, SENSITIVITY
 
 
-def test_a_kept_crawl_is_judged_again_as_bench_match_judged_it(
-    small_web: Path, tmp_path: Path
-) -> None:
+@pytest.fixture(scope="module")
+def replayed(small_web: Path, tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, str]:
+    """One small web's kept crawls (60 fetches, both topics), judged again with revisits of
+    10 pages: (kept folder, output folder, the replay's printed output)."""
     from app.cli import cli
 
     runner = CliRunner()
-    kept, out = tmp_path / "kept", tmp_path / "out"
+    tmp = tmp_path_factory.mktemp("replay")
+    kept, out = tmp / "kept", tmp / "out"
     web = ["--web", str(small_web), "--pages", "60"]
     matched = runner.invoke(
         cli, ["bench", "match", *web, "--keep", str(kept), "--out", str(out / "match")]
     )
     assert matched.exit_code == 0, matched.output
+    options = ["--workers", "1", "--revisits", "10", "--out", str(out / "replay")]
+    result = runner.invoke(cli, ["bench", "replay", str(kept), *options])
+    assert result.exit_code == 0, result.output
+    return kept, out, result.output
+
+
+def test_a_kept_crawl_is_judged_again_as_bench_match_judged_it(
+    small_web: Path, replayed: tuple[Path, Path, str]
+) -> None:
+    kept, out, output = replayed
     assert sorted(p.name for p in kept.iterdir()) == [
         f"{small_web.name}.football.0.crawl.pickle",
         f"{small_web.name}.sports.0.crawl.pickle",
     ]
-    replayed = runner.invoke(
-        cli, ["bench", "replay", str(kept), "--workers", "1", "--out", str(out / "replay")]
-    )
-    assert replayed.exit_code == 0, replayed.output
-    assert "[2/2]" in replayed.output  # progress, one line per kept crawl
+    assert "[2/2]" in output  # progress, one line per kept crawl
     report = json.loads((out / "replay" / "replay.json").read_text(encoding="utf-8"))
     runs = {run["topic"]: run for run in report["crawls"]}
     assert set(runs) == {"sports", "football"}
@@ -52,3 +61,33 @@ def test_a_folder_without_kept_crawls_is_refused(tmp_path: Path) -> None:
     result = CliRunner().invoke(cli, ["bench", "replay", str(tmp_path)])
     assert result.exit_code == 2
     assert "no kept crawls" in result.output
+
+
+def test_revisits_judge_a_crawls_second_half_from_the_model_of_its_first(
+    small_web: Path, replayed: tuple[Path, Path, str]
+) -> None:
+    import pickle
+
+    from lab.truth import Truth
+
+    kept, out, output = replayed
+    assert "revisits of 10 pages" in output
+    report = json.loads((out / "replay" / "replay.json").read_text(encoding="utf-8"))
+    rows = {row["topic"]: row for row in report["revisits"]}
+    assert set(rows) == {"sports", "football"}
+    truth = Truth.load(small_web)
+    for topic, row in rows.items():
+        path = kept / f"{small_web.name}.{topic}.0.crawl.pickle"
+        pages = pickle.loads(path.read_bytes())["pages"]
+        second = pages[len(pages) // 2 :]
+        assert row["revisits"] == len(second) // 10
+        judged = second[: 10 * row["revisits"]]
+        on_topic = {
+            p.final_url
+            for p in judged
+            if truth.records.get(p.final_url, {}).get("kind") == "article"
+            and truth.relevant(p.final_url, topic)
+        }
+        assert row["relevant"] == len(on_topic)
+        assert 0 <= row["correct"] <= row["relevant"]
+    assert rows["sports"]["correct"] > 0  # the coarse topic's revisits push its stories
