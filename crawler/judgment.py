@@ -59,7 +59,6 @@ The model's state (weights, bias, counts) is plain JSON-able data (``state()`` /
 from __future__ import annotations
 
 import functools
-import hashlib
 import math
 import re
 from collections import Counter
@@ -126,7 +125,6 @@ JUDGE_DEFAULTS: dict[str, float] = {
     "expand_short": 6,
     "short_words": 64,
     "expand_at_late": 0.6,
-    "impute": 1,
 }
 """Judgment parameters (any can be overridden per concern through ``params``)."""
 
@@ -285,14 +283,6 @@ class _Seen:
     excluded: list[str]
     kind_evidence: list[str]
     section: str = ""
-
-
-def _verdicts_key(feedback: Sequence[Example]) -> str:
-    """A short fingerprint of the user's verdicts (page titles and labels)."""
-    digest = hashlib.sha256()
-    for ex in feedback:
-        digest.update(f"{ex.label:d}{ex.title}\x00".encode())
-    return digest.hexdigest()[:16]
 
 
 class _Model:
@@ -475,10 +465,6 @@ class Judge:
         self.feedback = [self._example(ex) for ex in feedback]
         self._feedback_sections = [_section(ex.title) for ex in feedback]
         self._verdicts = [(ex.title, ex.label) for ex in feedback if ex.title]
-        self._verdicts_key = _verdicts_key(feedback)
-        saved = state.get("verdicts") if state and self.prior is not None else None
-        self._model_verdicts: str | None = str(saved) if saved else None
-        """The verdicts the current model was fitted with (``_verdicts_key``; None: unknown)."""
         self.seen: list[_Seen] = []
         self._by_url: dict[str, _Seen] = {}
         self._fitted_at = 0
@@ -491,10 +477,6 @@ class Judge:
         self._link_cache: dict[tuple[str, int], float] = {}
         self._learned: dict[str, float] = {}
         self._learned_at = -1
-        base = state.get("base") if state and self.prior is not None else None
-        self.base: float | None = float(base) if isinstance(base, int | float) else None
-        """The held-out logit of the median page of the last fit: what the words of a page that
-        the model does not know are taken to add up to (``_model_probability``)."""
         self.mid = float(state.get("mid", 0.0)) if state else 0.0
         self.scale = float(state.get("scale", 1.0)) if state else 1.0
 
@@ -718,11 +700,6 @@ class Judge:
         z = self.held.get(seen.url)
         if z is None:
             z = self.model.bias + sum(v for _, v in contrib)
-            if self.base is not None and self.params["impute"]:
-                # the share of the page's words the model does not know (of the unit-length
-                # features' squared mass) counts as a typical page's
-                known = sum(v * v for t, v in features.items() if t in w)
-                z += max(0.0, 1.0 - known) * (self.base - self.model.bias)
         z += self._area_logit(area)
         return self._relevance(_sigmoid(self.scale * (z - self.mid))), fired
 
@@ -807,7 +784,6 @@ class Judge:
         self.expanded = {items[i].url for i in expanded}
         self._fitted_at = len(self.seen)
         self._fitted_positives = int(sum(base)) + sum(1 for _, label in self.feedback if label)
-        self._model_verdicts = self._verdicts_key
 
     def _short(self, seen: _Seen) -> bool:
         """A page with few words (under ``short_words`` distinct ones: a headline and a line
@@ -961,10 +937,6 @@ class Judge:
         # new pages are scored by the mean of the two fold models: the scale the calibration
         # was fitted on (a model trained on everything is more confident than its folds)
         self.model = _Model.mean(models).pruned(int(p["max_weights"]))
-        # a typical page of the visit: what a page whose words the model does not know scores
-        # (the bias alone put such a page above the median, and the calibration past 0.5)
-        ranked = sorted(held[: len(items)])
-        self.base = ranked[len(ranked) // 2]
         return held[: len(items)]
 
     def finish(self) -> list[tuple[str, Judgment]]:
@@ -975,7 +947,7 @@ class Judge:
         self._final = True
         # a visit too short to expand during it (``warm_items``) expands now
         short = self.params["expand"] and len(self.seen) < self.params["warm_items"]
-        if (len(self.seen) > self._fitted_at or short) and not self._keeps_prior():
+        if len(self.seen) > self._fitted_at or short:
             self._refit()
         out = []
         for seen in self.seen:
@@ -986,19 +958,6 @@ class Judge:
                 seen.pushed = True
                 out.append((seen.url, judgment))
         return out
-
-    def _keeps_prior(self) -> bool:
-        """A revisit too short to refit during it (under ``warm_items`` × ``prior_hold`` items)
-        ends with the last visit's model, as it began, unless the user's verdicts changed since
-        that model was fitted: a model fitted on a revisit's few new pages replaced one fitted
-        on a whole visit (on short revisits of the coarse topic the pushes' F1 fell from 0.82 to
-        0.73), while a new verdict must teach at the next visit."""
-        return (
-            self.prior is not None
-            and self.model is self.prior
-            and len(self.seen) < self.params["warm_items"] * self.params["prior_hold"]
-            and self._model_verdicts == self._verdicts_key
-        )
 
     # -- what was learned -----------------------------------------------------------------
     def learned_terms(self, n: int = 20) -> list[tuple[str, float]]:
@@ -1066,8 +1025,6 @@ class Judge:
             "mid": round(self.mid, 5),
             "c": round(self.c, 5),
             "scale": round(self.scale, 5),
-            **({"verdicts": self._model_verdicts} if self._model_verdicts else {}),
-            **({"base": round(self.base, 5)} if self.base is not None else {}),
             "items": self.history_items + len(self.seen),
             "sections": {
                 sec: round(v, 4) for sec, v in list((self.affinity.sections or {}).items())[:500]
