@@ -862,14 +862,14 @@ class Judge:
         """One positive-unlabelled fit on ``items`` (+ the user's examples); sets the model and
         its calibration and returns the items' held-out logits (None: too few of a class)."""
         p = self.params
-        if self.model is None:
+        positives = sum(1 for y in labels if y) + sum(1 for _, y in self.feedback if y)
+        others = len(labels) + len(self.feedback) - positives
+        too_few = min(positives, others) < p["min_positives"]
+        if too_few and self.model is None:
             # no model judges yet, so nothing reads the closeness to the topic's area computed
-            # below; while the visit has too few of a class, skip it: a concern whose words are
-            # rare on the site tried again on every page, each time over every page (quadratic)
-            positives = sum(1 for y in labels if y) + sum(1 for _, y in self.feedback if y)
-            others = len(labels) + len(self.feedback) - positives
-            if min(positives, others) < p["min_positives"]:
-                return None
+            # below: skipped (a concern whose words are rare on the site tried again on every
+            # page, each time over every page: quadratic)
+            return None
         rows: list[Mapping[str, float]] = [s.features for s in items]
         labels = list(labels)
         weights = [
@@ -889,8 +889,7 @@ class Judge:
             rows.append(features)
             labels.append(1.0 if label else 0.0)
             weights.append(p["feedback_weight"])
-        positives = int(sum(labels))
-        if positives < p["min_positives"] or len(rows) - positives < p["min_positives"]:
+        if too_few:  # a model judges: the closeness above is read, but nothing is fitted
             return None
         # balanced: the labelled and the unlabelled weigh the same in total
         pos_w = sum(w for w, y in zip(weights, labels, strict=True) if y > 0)
