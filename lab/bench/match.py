@@ -37,11 +37,16 @@ logger = logging.getLogger(__name__)
 CLICKS = 20
 
 
+def prf_counts(correct: int, pushed: int, relevant: int) -> tuple[float, float, float]:
+    """(precision, recall, F1) of ``pushed`` pushes of which ``correct`` are among
+    ``relevant`` on-topic items."""
+    p = correct / pushed if pushed else 0.0
+    r = correct / relevant if relevant else 0.0
+    return p, r, 2 * p * r / (p + r) if p + r else 0.0
+
+
 def _prf(pushed: set[str], relevant: set[str]) -> dict[str, float]:
-    tp = len(pushed & relevant)
-    p = tp / len(pushed) if pushed else 0.0
-    r = tp / len(relevant) if relevant else 0.0
-    f = 2 * p * r / (p + r) if p + r else 0.0
+    p, r, f = prf_counts(len(pushed & relevant), len(pushed), len(relevant))
     return {
         "precision": round(p, 3),
         "recall": round(r, 3),

@@ -11,7 +11,7 @@ feedback clicks on the replay's own pushes (``feedback_clicks``). Each crawl is 
 process of its own, as a worker that had served nothing else would judge it. Prints F1 per
 web and topic (the mean over its kept crawls) and writes ``replay.json`` and ``replay.md``.
 With ``--revisits N`` it also judges each crawl's second half, in fetch order, as revisits of N
-pages that start from the model of its first half (``revisit_one``), as a concern's short
+pages that start from the model of its first half (``_revisits``), as a concern's short
 revisits start from its last visit's saved model.
 
 The kept crawls are Python pickles, which can run code when read: replay only a folder that
@@ -53,16 +53,17 @@ def save_capture(
     return target
 
 
-def replay_one(path: Path) -> dict[str, Any]:
-    """Judge one kept crawl again: F1 of the replayed decision (and after the clicks)."""
-    from lab.bench.match import ITEMS, _judge_all, _prf, feedback_clicks
+def replay_one(job: tuple[Path, int]) -> dict[str, Any]:
+    """Judge one kept crawl again: F1 of the replayed decision (and after the clicks); with a
+    revisit size, also its revisits' counts (``_revisits``)."""
+    from lab.bench.match import _judge_all, _prf, feedback_clicks
     from lab.truth import Truth
 
+    path, revisit = job
     data = pickle.loads(path.read_bytes())  # noqa: S301 (files `bench match --keep` wrote)
     pages, topic, keywords = data["pages"], data["topic"], data["keywords"]
     truth = Truth.load(Path(data["web"]))
-    items = {p.final_url for p in pages if truth.records.get(p.final_url, {}).get("kind") in ITEMS}
-    relevant = {u for u in items if truth.relevant(u, topic)}
+    relevant = _on_topic(pages, truth, topic)
     pushed, judge = _judge_all(pages, keywords)
     out: dict[str, Any] = {
         "crawl": path.name.removesuffix(SUFFIX),
@@ -74,63 +75,63 @@ def replay_one(path: Path) -> dict[str, Any]:
         clicks = feedback_clicks(pages, pushed, relevant)
         after, _ = _judge_all(pages, keywords, state=judge.state(), feedback=clicks)
         out["after_feedback"] = _prf(after, relevant)
+    if revisit:
+        out["revisits"] = _revisits(pages, keywords, truth, topic, revisit)
     return out
 
 
-def revisit_one(args: tuple[Path, int]) -> dict[str, Any]:
+def _on_topic(pages: list[Any], truth: Any, topic: str) -> set[str]:
+    """The on-topic items among ``pages``, by the truth."""
+    from lab.bench.match import ITEMS
+
+    items = {p.final_url for p in pages if truth.records.get(p.final_url, {}).get("kind") in ITEMS}
+    return {u for u in items if truth.relevant(u, topic)}
+
+
+_COUNTS = ("revisits", "relevant", "correct", "wrong")
+"""What ``_revisits`` counts, summed per web and topic by ``revisit_summary``."""
+
+
+def _revisits(
+    pages: list[Any], keywords: list[str], truth: Any, topic: str, size: int
+) -> dict[str, int]:
     """A kept crawl as a visit and its short revisits: the model of the crawl's first half
     (fetch order) judges the second half in revisits of ``size`` pages each, every revisit
     starting from that model's saved state, as a concern's next visits that find a few new
     pages start from the last visit's. Counts of pushes, correct and wrong, over them."""
-    from lab.bench.match import ITEMS, _judge_all
-    from lab.truth import Truth
+    from lab.bench.match import _judge_all
 
-    path, size = args
-    data = pickle.loads(path.read_bytes())  # noqa: S301 (files `bench match --keep` wrote)
-    pages, topic, keywords = data["pages"], data["topic"], data["keywords"]
-    truth = Truth.load(Path(data["web"]))
     half = len(pages) // 2
     _, judge = _judge_all(pages[:half], keywords)
     state = json.loads(json.dumps(judge.state()))  # as the service stores it
-    out = {"crawl": path.name.removesuffix(SUFFIX), "web": Path(data["web"]).name, "topic": topic}
-    counts = dict.fromkeys(("revisits", "relevant", "correct", "wrong"), 0)
+    counts = dict.fromkeys(_COUNTS, 0)
     for start in range(half, len(pages) - size + 1, size):
         chunk = pages[start : start + size]
         pushed, _ = _judge_all(chunk, keywords, state=state)
-        items = {
-            p.final_url for p in chunk if truth.records.get(p.final_url, {}).get("kind") in ITEMS
-        }
-        relevant = {u for u in items if truth.relevant(u, topic)}
+        relevant = _on_topic(chunk, truth, topic)
         counts["revisits"] += 1
         counts["relevant"] += len(relevant)
         counts["correct"] += len(pushed & relevant)
         counts["wrong"] += len(pushed - relevant)
-    return out | counts
+    return counts
 
 
-def revisits(folder: Path, workers: int, size: int) -> list[dict[str, Any]]:
-    """``revisit_one`` for every kept crawl in ``folder``, summed per web and topic."""
-    paths = sorted(folder.glob(f"*{SUFFIX}"))
-    context = multiprocessing.get_context("spawn")
+def revisit_summary(runs: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The runs' revisit counts summed per web and topic, with the F1 of the sums."""
+    from lab.bench.match import prf_counts
+
     groups: dict[tuple[str, str], dict[str, Any]] = {}
-    with context.Pool(workers, maxtasksperchild=1) as pool:
-        jobs = [(p, size) for p in paths]
-        for done, run in enumerate(pool.imap(revisit_one, jobs, chunksize=1), 1):
-            typer.echo(f"[{done}/{len(paths)}] revisits of {run['crawl']}")
-            row = groups.setdefault(
-                (run["web"], run["topic"]),
-                {"web": run["web"], "topic": run["topic"], "crawls": 0}
-                | dict.fromkeys(("revisits", "relevant", "correct", "wrong"), 0),
-            )
-            row["crawls"] += 1
-            for key in ("revisits", "relevant", "correct", "wrong"):
-                row[key] += run[key]
+    for run in runs:
+        row = groups.setdefault(
+            (run["web"], run["topic"]),
+            {"web": run["web"], "topic": run["topic"], "crawls": 0} | dict.fromkeys(_COUNTS, 0),
+        )
+        row["crawls"] += 1
+        for key in _COUNTS:
+            row[key] += run["revisits"][key]
     for row in groups.values():
-        pushed = row["correct"] + row["wrong"]
-        precision = row["correct"] / pushed if pushed else 0.0
-        recall = row["correct"] / row["relevant"] if row["relevant"] else 0.0
-        total = precision + recall
-        row["f1"] = round(2 * precision * recall / total, 3) if total else 0.0
+        _, _, f1 = prf_counts(row["correct"], row["correct"] + row["wrong"], row["relevant"])
+        row["f1"] = round(f1, 3)
     return list(groups.values())
 
 
@@ -148,22 +149,27 @@ def revisits_markdown(rows: list[dict[str, Any]], size: int) -> str:
     return "\n".join(lines)
 
 
-def replay(folder: Path, workers: int) -> dict[str, Any]:
-    """Judge every kept crawl in ``folder``, each in a fresh process."""
+def replay(folder: Path, workers: int, revisit: int = 0) -> dict[str, Any]:
+    """Judge every kept crawl in ``folder``, each in a fresh process (with ``revisit``, also
+    its revisits of that many pages)."""
     paths = sorted(folder.glob(f"*{SUFFIX}"))
     if not paths:
         raise typer.BadParameter(f"no kept crawls (*{SUFFIX}) in {folder}", param_hint="FOLDER")
     context = multiprocessing.get_context("spawn")
     runs = []
     with context.Pool(workers, maxtasksperchild=1) as pool:
-        for done, run in enumerate(pool.imap(replay_one, paths, chunksize=1), 1):
+        jobs = [(path, revisit) for path in paths]
+        for done, run in enumerate(pool.imap(replay_one, jobs, chunksize=1), 1):
             runs.append(run)
             after = run.get("after_feedback", {}).get("f1")
             typer.echo(
                 f"[{done}/{len(paths)}] {run['crawl']}: F1 {run['model']['f1']:.3f}"
                 + (f", after {CLICKS} clicks {after:.3f}" if after is not None else "")
             )
-    return {"crawls": runs, "summary": summary(runs)}
+    report: dict[str, Any] = {"crawls": runs, "summary": summary(runs)}
+    if revisit:
+        report["revisits"] = revisit_summary(runs)
+    return report
 
 
 def summary(runs: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -221,9 +227,7 @@ def register(bench_cli: typer.Typer) -> None:
         ),
     ) -> None:
         """F1 of the push decision judged again on kept crawls (no crawling)."""
-        report = replay(folder, workers)
-        if revisit:
-            report["revisits"] = revisits(folder, workers, revisit)
+        report = replay(folder, workers, revisit)
         out.mkdir(parents=True, exist_ok=True)
         (out / "replay.json").write_text(json.dumps(report, indent=1), encoding="utf-8")
         text = markdown(report)
