@@ -25,7 +25,9 @@ from sqlalchemy import (
     TypeDecorator,
     UniqueConstraint,
 )
-from sqlmodel import Field, SQLModel
+from sqlalchemy.orm import defer
+from sqlmodel import Field, SQLModel, select
+from sqlmodel.sql.expression import SelectOfScalar
 
 from crawler import CrawlConfig
 from crawler.strategies import STRATEGIES as CRAWLER_STRATEGIES
@@ -431,6 +433,13 @@ class Concern(ConcernBase, table=True):
     """Learned terms the user removed: the model never uses them again."""
     created_at: datetime = ts(nullable=False, default=True)
     updated_at: datetime = ts(nullable=False, default=True)
+
+
+def concerns_query() -> SelectOfScalar[Concern]:
+    """``select(Concern)`` without the stored model, which only a visit reads: it holds the
+    model's words and the pages it learns from (hundreds of kilobytes a concern), and the
+    feeds, lists and deliveries that load concerns need none of it (read on access)."""
+    return select(Concern).options(defer(Concern.model_state))  # type: ignore[arg-type]
 
 
 PARAM_RANGES: dict[str, tuple[float, float]] = {

@@ -29,6 +29,12 @@ def _json_loads(text: str | bytes) -> Any:
         return json.loads(text)
 
 
+def _json_dumps(value: Any) -> str:
+    """JSON columns as written: compact, and Chinese as itself (escaped, each character took
+    six bytes; a concern's stored model holds thousands of words)."""
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
 def make_engine(settings: Settings) -> Engine:
     url = settings.sqlalchemy_url
     if url.startswith("sqlite"):
@@ -38,6 +44,7 @@ def make_engine(settings: Settings) -> Engine:
             url,
             connect_args={"check_same_thread": False, "timeout": 30},
             pool_pre_ping=True,
+            json_serializer=_json_dumps,
             json_deserializer=_json_loads,
         )
 
@@ -55,7 +62,12 @@ def make_engine(settings: Settings) -> Engine:
     # then sees the disconnect and discards the whole pool, so the next request reconnects.
     # pool_recycle keeps connections younger than typical server / proxy idle timeouts.
     return create_engine(
-        url, pool_size=10, max_overflow=20, pool_recycle=1800, json_deserializer=_json_loads
+        url,
+        pool_size=10,
+        max_overflow=20,
+        pool_recycle=1800,
+        json_serializer=_json_dumps,
+        json_deserializer=_json_loads,
     )
 
 

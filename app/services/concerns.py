@@ -31,6 +31,7 @@ from app.models import (
     CrawlRun,
     Site,
     User,
+    concerns_query,
     utcnow,
 )
 from app.services import sites
@@ -204,7 +205,7 @@ def list_concerns(session: Session, user: User) -> list[Concern]:
     """The user's concerns, newest first."""
     return list(
         session.exec(
-            select(Concern)
+            concerns_query()
             .where(Concern.owner_id == user.id)
             .order_by(col(Concern.created_at).desc(), col(Concern.id).desc())
         )

@@ -52,6 +52,7 @@ from app.models import (
     PushChannel,
     Site,
     User,
+    concerns_query,
     utcnow,
 )
 from app.services import channels
@@ -250,7 +251,7 @@ def enqueue_for_matches(session: Session, matches: Iterable[Match]) -> int:
     users = {u.id: u for u in session.exec(select(User).where(col(User.id).in_(user_ids)))}
     concern_ids = {m.concern_id for m in matches}
     concerns = {
-        c.id: c for c in session.exec(select(Concern).where(col(Concern.id).in_(concern_ids)))
+        c.id: c for c in session.exec(concerns_query().where(col(Concern.id).in_(concern_ids)))
     }
     apprise = _apprise_channels(session, user_ids)
     first = _first_visit(session, concerns)

@@ -19,7 +19,7 @@ from sqlmodel import Session, col, select
 from app.core.config import Settings
 from app.core.i18n import translate
 from app.core.security import sign
-from app.models import APPRISE, Concern, Delivery, Match, User
+from app.models import APPRISE, Concern, Delivery, Match, User, concerns_query
 from app.services.channels import renderer
 from app.services.feedback import feedback_url
 from push import (
@@ -124,7 +124,7 @@ def load(session: Session, rows: Sequence[Delivery]) -> Loaded:
     concerns = {
         c.id: c
         for c in session.exec(
-            select(Concern).where(
+            concerns_query().where(
                 col(Concern.id).in_(concern_ids), col(Concern.owner_id).in_(user_ids)
             )
         )

@@ -19,7 +19,7 @@ from sqlmodel import Session, col, select
 
 from app.core.config import Settings
 from app.core.i18n import translate
-from app.models import Concern, Match, User, utcnow
+from app.models import Concern, Match, User, concerns_query, utcnow
 from app.services.delivery_compose import concern_label
 from push import language, why
 
@@ -97,7 +97,7 @@ def build_feed(
     )
     concern_ids = {m.concern_id for m in found}
     concerns = {
-        c.id: c for c in session.exec(select(Concern).where(col(Concern.id).in_(concern_ids)))
+        c.id: c for c in session.exec(concerns_query().where(col(Concern.id).in_(concern_ids)))
     }
     base = settings.base_url.rstrip("/")
     root = etree.Element(f"{{{ATOM}}}feed", nsmap={None: ATOM})

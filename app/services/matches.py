@@ -33,7 +33,7 @@ from sqlalchemy import select as sa_select
 from sqlalchemy.dialects.postgresql import JSONB
 from sqlmodel import Session, col, select
 
-from app.models import Concern, Match, MatchPublic, User, UTCDateTime, utcnow
+from app.models import Concern, Match, MatchPublic, User, UTCDateTime, concerns_query, utcnow
 from app.services.errors import Invalid, NotFound
 from push import explain_why, language
 
@@ -458,7 +458,7 @@ def unread_count(session: Session, user: User, *, concern_id: int | None = None)
 def concern_names(session: Session, user: User) -> dict[int, str]:
     """Concern id → a short label (seed host and first keywords), for feed filters."""
     labels: dict[int, str] = {}
-    for concern in session.exec(select(Concern).where(Concern.owner_id == user.id)):
+    for concern in session.exec(concerns_query().where(Concern.owner_id == user.id)):
         assert concern.id is not None
         labels[concern.id] = f"{concern.seed_url} · {', '.join(concern.keywords[:3])}"
     return labels

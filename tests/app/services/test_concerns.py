@@ -282,3 +282,27 @@ def test_new_keywords_forget_what_the_old_topic_taught(
     c = concerns.update_concern(session, alice, c.id, ConcernUpdate(keywords="篮球"), probe=False)
     assert c.learned_terms == {} and c.model_state == {}
     assert feedback.learned_terms(c) == []
+
+
+def test_lists_leave_the_stored_model_unread_and_it_is_stored_compactly(
+    session: Session, allow_test_hosts: None
+) -> None:
+    # a concern's stored model holds the pages it learns from (hundreds of kilobytes): the
+    # lists, feeds and deliveries that load concerns leave it unread until something asks
+    from sqlalchemy import inspect, text
+
+    alice = make_account(session)
+    c = _create(session, alice)
+    state = {"version": 3, "weights": {"中超": 2.0}, "history": [{"u": "http://x/1", "f": {}}]}
+    c.model_state = state
+    session.add(c)
+    session.commit()
+    session.expunge_all()
+    (listed,) = concerns.list_concerns(session, alice)
+    assert "model_state" in inspect(listed).unloaded
+    assert "keywords" not in inspect(listed).unloaded
+    assert listed.model_state == state  # read when asked
+    raw = session.exec(  # type: ignore[call-overload]
+        text("SELECT CAST(model_state AS TEXT) FROM concerns WHERE id = :i").bindparams(i=c.id)
+    ).one()[0]
+    assert "中超" in raw and "\\u" not in raw and ": " not in raw
