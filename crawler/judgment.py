@@ -53,7 +53,13 @@ visit and re-judges every item that was not pushed, returning the ones that now 
 pushed at most once: ``finish`` never returns a page already pushed).
 
 The model's state (weights, bias, counts) is plain JSON-able data (``state()`` /
-``Judge(profile, state=...)``); the application stores it per concern.
+``Judge(profile, state=...)``); the application stores it per concern. It keeps the last
+``history`` items the model was fitted on, each as its ``history_words`` strongest words, its
+pseudo-label and its closeness to the topic's area: the next visit fits on them and its own
+pages together, so a concern's model learns from all its recent visits, not from the latest
+one alone (a visit is 200 pages by default and finds a few new ones; fitted on those alone,
+the model drifted, and the visits that found little of the topic pushed most of what they
+found). They are learned from, never judged again.
 """
 
 from __future__ import annotations
@@ -125,6 +131,8 @@ JUDGE_DEFAULTS: dict[str, float] = {
     "expand_short": 6,
     "short_words": 64,
     "expand_at_late": 0.6,
+    "history": 600,
+    "history_words": 32,
 }
 """Judgment parameters (any can be overridden per concern through ``params``)."""
 
@@ -134,9 +142,10 @@ SENSITIVITY: dict[str, float] = {"precise": 0.8, "balanced": 0.65, "broad": 0.4}
 _MEMO_MAX = 200_000
 """Words whose feature weight a judge remembers (then it starts again)."""
 
-STATE_VERSION = 2
+STATE_VERSION = 3
 """2: adds ``sections`` (a title's section, or ``url:`` and a URL's where a site's titles name
-none → closeness to the topic); 1 still loads."""
+none → closeness to the topic); 3: adds ``history`` (the items the model was fitted on, in
+brief); 1 and 2 still load."""
 
 
 @functools.lru_cache(maxsize=16384)
@@ -283,6 +292,11 @@ class _Seen:
     excluded: list[str]
     kind_evidence: list[str]
     section: str = ""
+    area: float | None = None
+    """Closeness to the topic's area as the visit that fetched the page saw it (a page of an
+    earlier visit: this visit's map of the site does not hold it)."""
+    earlier: bool = False
+    """Fetched in an earlier visit (``history``): learned from, not judged again."""
 
 
 class _Model:
@@ -446,7 +460,8 @@ class Judge:
         self.history_items = 0
         self.areas = SiteAreas()
         self.affinity: Affinity | None = None
-        if state and state.get("version") in (1, STATE_VERSION):
+        history: list[_Seen] = []
+        if state and state.get("version") in (1, 2, STATE_VERSION):
             self.history_items = int(state.get("items", 0))
             weights = dict(state.get("weights") or {})
             # a visit that never had enough pages of each class to fit saves no weights: that
@@ -461,13 +476,19 @@ class Judge:
                     self.affinity = Affinity(
                         self.areas, {str(k): float(v) for k, v in sections.items()}, None
                     )
+            history = self._history(state.get("history"))
         self.model: _Model | None = self.prior
         self.feedback = [self._example(ex) for ex in feedback]
         self._feedback_sections = [_section(ex.title) for ex in feedback]
         self._verdicts = [(ex.title, ex.label) for ex in feedback if ex.title]
-        self.seen: list[_Seen] = []
-        self._by_url: dict[str, _Seen] = {}
-        self._fitted_at = 0
+        self.seen: list[_Seen] = history
+        self._by_url: dict[str, _Seen] = {s.url: s for s in history}
+        self._earlier = len(history)
+        self._observed = 0
+        """Items this visit observed (a page of an earlier visit fetched again counts)."""
+        # the pages of earlier visits are not a reason to refit before this visit adds its own
+        self._fitted_at = len(history)
+        self._final_fit = False
         self._fitted_positives = 0
         self._narrow = False
         self._final = False
@@ -610,12 +631,15 @@ class Judge:
         if observe and page.kind == ITEM and not page.not_modified:
             previous = self._by_url.get(seen.url)
             if previous is not None:
-                seen.pushed = previous.pushed
+                # a page of an earlier visit fetched again is judged again (a push is made once
+                # per concern all the same: the application keeps one match per page)
+                seen.pushed = previous.pushed and not previous.earlier
                 self.seen[self.seen.index(previous)] = seen
             else:
                 self.seen.append(seen)
                 self._forget_features()
             self._by_url[seen.url] = seen
+            self._observed += 1
             self._maybe_refit()
         judgment = self._decide(seen)
         if judgment.relevant and observe:
@@ -682,10 +706,13 @@ class Judge:
         return math.log(max(area, self.params["area_floor"]))
 
     def _area(self, seen: _Seen) -> float:
-        """How close the page is to the part of the site where the topic's pages are."""
-        if self.affinity is None or not self.params["area"]:
+        """How close the page is to the part of the site where the topic's pages are (for a
+        page of an earlier visit, as that visit saw it)."""
+        if not self.params["area"]:
             return 1.0
-        return self.affinity(seen.url, seen.section)
+        if seen.area is not None:
+            return seen.area
+        return 1.0 if self.affinity is None else self.affinity(seen.url, seen.section)
 
     def _model_probability(
         self, seen: _Seen, area: float = 1.0
@@ -705,11 +732,12 @@ class Judge:
 
     # -- learning -------------------------------------------------------------------------
     def _maybe_refit(self) -> None:
-        n = len(self.seen)
-        if n < self.params["min_items"]:
+        if len(self.seen) < self.params["min_items"]:
             return
-        if self.prior is not None and n < self.params["warm_items"] * self.params["prior_hold"]:
+        own = self._observed
+        if self.prior is not None and own < self.params["warm_items"] * self.params["prior_hold"]:
             return  # the last visit's model judges until this visit has enough pages of its own
+        n = self._earlier + own
         if self._fitted_at and n < self._fitted_at * 1.5 and n - self._fitted_at < 200:
             return
         self._refit()
@@ -782,7 +810,8 @@ class Judge:
                 break
             expanded = grown
         self.expanded = {items[i].url for i in expanded}
-        self._fitted_at = len(self.seen)
+        self._fitted_at = self._earlier + self._observed
+        self._final_fit = self._final
         self._fitted_positives = int(sum(base)) + sum(1 for _, label in self.feedback if label)
 
     def _short(self, seen: _Seen) -> bool:
@@ -882,7 +911,7 @@ class Judge:
             )
             floor = p["area_floor"]
             weights = [
-                w if y else max(floor, self.affinity(s.url, s.section))
+                w if y else max(floor, self._area(s))
                 for s, y, w in zip(items, labels, weights, strict=True)
             ]
         for features, label in self.feedback:
@@ -921,7 +950,7 @@ class Judge:
         scored = held
         if p["area"] and self.affinity is not None:
             # the page's place on the site is part of the score: log-closeness to the area
-            areas = [self.affinity(s.url, s.section) for s in items] + [
+            areas = [self._area(s) for s in items] + [
                 self.affinity("", sec) for sec in self._feedback_sections
             ]
             scored = [z + self._area_logit(a) for z, a in zip(held, areas, strict=True)]
@@ -946,7 +975,9 @@ class Judge:
         self._final = True
         # a visit too short to expand during it (``warm_items``) expands now
         short = self.params["expand"] and len(self.seen) < self.params["warm_items"]
-        if len(self.seen) > self._fitted_at or short:
+        # refitted with the end's rounds: a fit during the visit (on its last page, say) had
+        # fewer; a visit that added nothing to what earlier visits taught keeps their model
+        if (self._observed and not self._final_fit) or short:
             self._refit()
         out = []
         for seen in self.seen:
@@ -1024,10 +1055,65 @@ class Judge:
             "mid": round(self.mid, 5),
             "c": round(self.c, 5),
             "scale": round(self.scale, 5),
-            "items": self.history_items + len(self.seen),
+            "items": self.history_items + self._observed,
             "sections": {
                 sec: round(v, 4) for sec, v in list((self.affinity.sections or {}).items())[:500]
             }
             if self.affinity is not None
             else {},
+            "history": self._saved_history(),
         }
+
+    def _saved_history(self) -> list[dict[str, Any]]:
+        """The last ``history`` items (this visit's and earlier ones) as the next visit learns
+        from them: each page's strongest ``history_words`` words, its pseudo-label and its
+        closeness to the topic's area. A concern's visits are short (200 pages by default)
+        and find a few new pages each; a model fitted on one visit's pages alone is fitted on
+        too few, and drifts: the visits that find little of the topic pushed most of what they
+        found. Taken from the refit window (``max_examples``): what the model was fitted on."""
+        keep = int(min(self.params["history"], self.params["max_examples"]))
+        words = int(self.params["history_words"])
+        out = []
+        for s in self.seen[-keep:] if keep > 0 else ():
+            top = sorted(s.features.items(), key=lambda kv: -kv[1])[:words]
+            out.append(
+                {
+                    "u": s.url,
+                    "t": s.title,
+                    "s": s.section,
+                    "l": round(s.literal, 3),
+                    "p": s.positive,
+                    "a": round(self._area(s), 3),
+                    "f": {t: round(v, 3) for t, v in top},
+                }
+            )
+        return out
+
+    def _history(self, saved: Any) -> list[_Seen]:
+        """Earlier visits' items from a saved state (``_saved_history``): learned from, never
+        judged again. Words the concern now masks (a learned word the user removed, a new
+        synonym) are dropped."""
+        out: list[_Seen] = []
+        for entry in saved if isinstance(saved, list) else ():
+            try:
+                words = {str(t): float(v) for t, v in entry["f"].items() if not self._masked(t)}
+                seen = _Seen(
+                    str(entry["u"]),
+                    str(entry.get("t", "")),
+                    _unit(words),
+                    float(entry.get("l", 0.0)),
+                    bool(entry.get("p", False)),
+                    ITEM,
+                    True,
+                    {},
+                    [],
+                    [],
+                    str(entry.get("s", "")),
+                    float(entry.get("a", 1.0)),
+                    True,
+                )
+            except (KeyError, TypeError, ValueError, AttributeError):
+                continue  # a damaged entry: the rest still teach
+            if seen.features:
+                out.append(seen)
+        return out

@@ -457,7 +457,7 @@ def test_a_state_saved_before_site_areas_still_loads() -> None:
     restored = Judge(profile(), state=json.loads(json.dumps(old)))
     assert restored.warm
     assert on_topic(restored.judge(zhongchao(), observe=False))
-    assert judge.state()["version"] == 2
+    assert judge.state()["version"] == 3
 
 
 def sparse_visit(rng: random.Random, n: int = 300) -> list[Page]:
@@ -866,3 +866,85 @@ def test_a_visit_that_never_fitted_a_model_leaves_none_for_the_next_visit() -> N
         football.judge(page)
     football.finish()
     assert Judge(profile(), state=json.loads(json.dumps(football.state()))).warm
+
+
+def few_per_visit(rng: random.Random, start: int, n: int = 60) -> list[Page]:
+    """A visit whose pages are a third football, of which only two say 足球 (offsets 0 and 30);
+    the rest three other topics. URLs from ``start`` on: each visit finds new pages."""
+    pages = []
+    for offset in range(n):
+        i = start + offset
+        if offset % 3 == 0:
+            pages.append(article(i, FOOTBALL, rng, say="足球" if offset % 30 == 0 else ""))
+        else:
+            pages.append(article(i, OTHER[offset % len(OTHER)], rng))
+    return pages
+
+
+def visits(params: dict[str, float], count: int) -> list[tuple[int, int]]:
+    """(football pages pushed, other pages pushed) per visit of ``few_per_visit``s, each visit
+    starting from the state the last one saved (as the service stores it)."""
+    rng = random.Random(3)
+    state = None
+    out = []
+    for k in range(count):
+        judge = Judge(profile(), params=params, state=state)
+        pages = few_per_visit(rng, 1000 * k)
+        pushed = pushed_in(judge, pages)
+        football = {p.url for n, p in enumerate(pages) if n % 3 == 0}
+        out.append((len(pushed & football), len(pushed - football)))
+        state = json.loads(json.dumps(judge.state()))
+    return out
+
+
+def test_visits_that_each_find_little_of_the_topic_learn_it_together() -> None:
+    # Each visit finds two pages that say 足球, under the four a fit needs: alone, no visit
+    # ever learns what the other eighteen football pages say. The pages of earlier visits a
+    # state keeps (``history``) add up, and the later visits push the football pages that
+    # never say the word, and nothing else.
+    alone = visits({"history": 0}, 4)
+    together = visits({}, 4)
+    assert alone == [(2, 0)] * 4
+    assert together[0] == (2, 0)
+    assert all(wrong == 0 for _, wrong in together)
+    assert together[-1][0] >= 10
+    assert sum(right for right, _ in together) > sum(right for right, _ in alone) + 10
+
+
+def test_the_pages_a_state_keeps_are_bounded_and_forget_words_the_user_removed() -> None:
+    judge = Judge(profile(), params={"history": 50, "history_words": 8})
+    for page in visit(random.Random(7), 150):
+        judge.judge(page)
+    judge.finish()
+    state = json.loads(json.dumps(judge.state()))
+    kept = state["history"]
+    assert len(kept) == 50 and all(len(entry["f"]) <= 8 for entry in kept)
+    assert [entry["u"] for entry in kept] == [s.url for s in judge.seen[-50:]]
+    assert any(entry["p"] for entry in kept) and not all(entry["p"] for entry in kept)
+    word = max(
+        (t for entry in kept for t in entry["f"]),
+        key=lambda t: sum(t in entry["f"] for entry in kept),
+    )
+    later = Judge(profile(), state=state, blocked=[word])
+    assert len(later.seen) == 50 and all(s.earlier and s.pushed for s in later.seen)
+    assert all(word not in s.features for s in later.seen)
+    assert all(abs(sum(v * v for v in s.features.values()) - 1.0) < 1e-9 for s in later.seen)
+    # learned from, never judged again: the end of the next visit pushes none of them
+    assert not later.finish()
+    # a damaged entry is skipped, the rest still load
+    damaged = state | {"history": [{"u": "x"}, *kept[:3]]}
+    assert len(Judge(profile(), state=damaged).seen) == 3
+
+
+def test_a_page_of_an_earlier_visit_fetched_again_is_judged_again() -> None:
+    first = Judge(profile())
+    pages = visit(random.Random(8), 150)
+    for page in pages:
+        first.judge(page)
+    first.finish()
+    again = Judge(profile(), state=json.loads(json.dumps(first.state())))
+    page = next(p for p in pages if "足球" in p.title)
+    assert again._by_url[page.url].earlier
+    judgment = again.judge(page)
+    assert judgment.relevant  # a keyword in the title: pushed at once (the app keeps one match)
+    assert len(again.seen) == len(first.seen)  # the page replaced its earlier self
