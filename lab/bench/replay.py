@@ -12,7 +12,11 @@ process of its own, as a worker that had served nothing else would judge it. Pri
 web and topic (the mean over its kept crawls) and writes ``replay.json`` and ``replay.md``.
 With ``--revisits N`` it also judges each crawl's second half, in fetch order, as revisits of N
 pages that start from the model of its first half (``_revisits``), as a concern's short
-revisits start from its last visit's saved model.
+revisits start from its last visit's saved model. With ``--visits N`` it cuts each crawl into
+consecutive visits of N pages (the service's default budget is 200), each starting from the
+state the one before saved, and counts each visit's pushes (``_visits``): what a concern
+visited again and again pushes, visit after visit, as the crawl moves on to other parts of the
+site.
 
 The kept crawls are Python pickles, which can run code when read: replay only a folder that
 ``bench match --keep`` wrote on this machine.
@@ -53,13 +57,14 @@ def save_capture(
     return target
 
 
-def replay_one(job: tuple[Path, int]) -> dict[str, Any]:
+def replay_one(job: tuple[Path, int] | tuple[Path, int, int]) -> dict[str, Any]:
     """Judge one kept crawl again: F1 of the replayed decision (and after the clicks); with a
-    revisit size, also its revisits' counts (``_revisits``)."""
+    revisit size, also its revisits' counts (``_revisits``); with a visit size, its
+    consecutive visits' counts (``_visits``)."""
     from lab.bench.match import _judge_all, _prf, feedback_clicks
     from lab.truth import Truth
 
-    path, revisit = job
+    path, revisit, visit = (*job, 0)[:3]
     data = pickle.loads(path.read_bytes())  # noqa: S301 (files `bench match --keep` wrote)
     pages, topic, keywords = data["pages"], data["topic"], data["keywords"]
     truth = Truth.load(Path(data["web"]))
@@ -68,6 +73,7 @@ def replay_one(job: tuple[Path, int]) -> dict[str, Any]:
     out: dict[str, Any] = {
         "crawl": path.name.removesuffix(SUFFIX),
         "web": Path(data["web"]).name,
+        "lang": json.loads((Path(data["web"]) / "manifest.json").read_text()).get("lang", "zh"),
         "topic": topic,
         "model": _prf(pushed, relevant),
     }
@@ -77,6 +83,8 @@ def replay_one(job: tuple[Path, int]) -> dict[str, Any]:
         out["after_feedback"] = _prf(after, relevant)
     if revisit:
         out["revisits"] = _revisits(pages, keywords, truth, topic, revisit)
+    if visit:
+        out["visits"] = _visits(pages, keywords, truth, topic, visit)
     return out
 
 
@@ -116,6 +124,66 @@ def _revisits(
     return counts
 
 
+def _visits(
+    pages: list[Any], keywords: list[str], truth: Any, topic: str, size: int
+) -> list[dict[str, int]]:
+    """A kept crawl as consecutive visits of ``size`` pages in fetch order, each judged from
+    the state the visit before saved (as the service stores it): each visit's counts."""
+    from lab.bench.match import _judge_all
+
+    state = None
+    out = []
+    for start in range(0, len(pages) - size + 1, size):
+        chunk = pages[start : start + size]
+        pushed, judge = _judge_all(chunk, keywords, state=state)
+        state = json.loads(json.dumps(judge.state()))
+        relevant = _on_topic(chunk, truth, topic)
+        out.append(
+            {
+                "relevant": len(relevant),
+                "correct": len(pushed & relevant),
+                "wrong": len(pushed - relevant),
+            }
+        )
+    return out
+
+
+def visit_summary(runs: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The runs' visit counts summed per language, topic and visit number (the first visit,
+    the second…), with the F1 of the sums; a visit number only as far as every crawl of the
+    group reaches."""
+    from lab.bench.match import prf_counts
+
+    groups: dict[tuple[str, str], list[list[dict[str, int]]]] = {}
+    for run in runs:
+        groups.setdefault((run["lang"], run["topic"]), []).append(run["visits"])
+    out = []
+    for (lang, topic), visits in groups.items():
+        for k in range(min(len(v) for v in visits)):
+            row: dict[str, Any] = {"lang": lang, "topic": topic, "visit": k + 1}
+            row["crawls"] = len(visits)
+            for key in ("relevant", "correct", "wrong"):
+                row[key] = sum(v[k][key] for v in visits)
+            _, _, f1 = prf_counts(row["correct"], row["correct"] + row["wrong"], row["relevant"])
+            row["f1"] = round(f1, 3)
+            out.append(row)
+    return out
+
+
+def visits_markdown(rows: list[dict[str, Any]], size: int) -> str:
+    lines = [
+        f"| language | topic | visit of {size} pages | crawls | on-topic items | correct "
+        "pushes | wrong pushes | F1 |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for r in rows:
+        lines.append(
+            f"| {r['lang']} | {r['topic']} | {r['visit']} | {r['crawls']} | {r['relevant']} | "
+            f"{r['correct']} | {r['wrong']} | {r['f1']:.3f} |"
+        )
+    return "\n".join(lines)
+
+
 def revisit_summary(runs: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """The runs' revisit counts summed per web and topic, with the F1 of the sums."""
     from lab.bench.match import prf_counts
@@ -149,7 +217,7 @@ def revisits_markdown(rows: list[dict[str, Any]], size: int) -> str:
     return "\n".join(lines)
 
 
-def replay(folder: Path, workers: int, revisit: int = 0) -> dict[str, Any]:
+def replay(folder: Path, workers: int, revisit: int = 0, visit: int = 0) -> dict[str, Any]:
     """Judge every kept crawl in ``folder``, each in a fresh process (with ``revisit``, also
     its revisits of that many pages)."""
     paths = sorted(folder.glob(f"*{SUFFIX}"))
@@ -158,7 +226,7 @@ def replay(folder: Path, workers: int, revisit: int = 0) -> dict[str, Any]:
     context = multiprocessing.get_context("spawn")
     runs = []
     with context.Pool(workers, maxtasksperchild=1) as pool:
-        jobs = [(path, revisit) for path in paths]
+        jobs = [(path, revisit, visit) for path in paths]
         for done, run in enumerate(pool.imap(replay_one, jobs, chunksize=1), 1):
             runs.append(run)
             after = run.get("after_feedback", {}).get("f1")
@@ -169,6 +237,8 @@ def replay(folder: Path, workers: int, revisit: int = 0) -> dict[str, Any]:
     report: dict[str, Any] = {"crawls": runs, "summary": summary(runs)}
     if revisit:
         report["revisits"] = revisit_summary(runs)
+    if visit:
+        report["visits"] = visit_summary(runs)
     return report
 
 
@@ -225,14 +295,23 @@ def register(bench_cli: typer.Typer) -> None:
             help="Also: each crawl's first half as a visit, its second half as revisits of "
             "this many pages judged from that visit's model (0: no).",
         ),
+        visit: int = typer.Option(
+            0,
+            "--visits",
+            min=0,
+            help="Also: each crawl cut into consecutive visits of this many pages, each "
+            "judged from the state the visit before saved (0: no).",
+        ),
     ) -> None:
         """F1 of the push decision judged again on kept crawls (no crawling)."""
-        report = replay(folder, workers, revisit)
+        report = replay(folder, workers, revisit, visit)
         out.mkdir(parents=True, exist_ok=True)
         (out / "replay.json").write_text(json.dumps(report, indent=1), encoding="utf-8")
         text = markdown(report)
         if revisit:
             text += "\n\n" + revisits_markdown(report["revisits"], revisit)
+        if visit:
+            text += "\n\n" + visits_markdown(report["visits"], visit)
         (out / "replay.md").write_text(text + "\n", encoding="utf-8")
         typer.echo(text)
         typer.echo(f"wrote {out / 'replay.json'} and {out / 'replay.md'}")

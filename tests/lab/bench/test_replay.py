@@ -15,7 +15,7 @@ from crawler.judgment import JUDGE_DEFAULTS, SENSITIVITY
 @pytest.fixture(scope="module")
 def replayed(small_web: Path, tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, str]:
     """One small web's kept crawls (60 fetches, both topics), judged again with revisits of
-    10 pages: (kept folder, output folder, the replay's printed output)."""
+    10 pages and as visits of 20: (kept folder, output folder, the replay's printed output)."""
     from app.cli import cli
 
     runner = CliRunner()
@@ -26,7 +26,8 @@ def replayed(small_web: Path, tmp_path_factory: pytest.TempPathFactory) -> tuple
         cli, ["bench", "match", *web, "--keep", str(kept), "--out", str(out / "match")]
     )
     assert matched.exit_code == 0, matched.output
-    options = ["--workers", "1", "--revisits", "10", "--out", str(out / "replay")]
+    options = ["--workers", "1", "--revisits", "10", "--visits", "20"]
+    options += ["--out", str(out / "replay")]
     result = runner.invoke(cli, ["bench", "replay", str(kept), *options])
     assert result.exit_code == 0, result.output
     return kept, out, result.output
@@ -91,3 +92,36 @@ def test_revisits_judge_a_crawls_second_half_from_the_model_of_its_first(
         assert row["relevant"] == len(on_topic)
         assert 0 <= row["correct"] <= row["relevant"]
     assert rows["sports"]["correct"] > 0  # the coarse topic's revisits push its stories
+
+
+def test_visits_judge_a_crawl_as_consecutive_visits_each_from_the_last_ones_state(
+    small_web: Path, replayed: tuple[Path, Path, str]
+) -> None:
+    import pickle
+
+    from lab.bench.match import _judge_all
+    from lab.bench.replay import _on_topic
+    from lab.truth import Truth
+
+    kept, out, output = replayed
+    assert "visit of 20 pages" in output
+    report = json.loads((out / "replay" / "replay.json").read_text(encoding="utf-8"))
+    runs = {run["topic"]: run for run in report["crawls"]}
+    truth = Truth.load(small_web)
+    for topic, run in runs.items():
+        data = pickle.loads((kept / f"{run['crawl']}.crawl.pickle").read_bytes())
+        pages, keywords = data["pages"], data["keywords"]
+        assert len(run["visits"]) == len(pages) // 20 >= 2
+        # the second visit is judged from the state the first one saved
+        _, judge = _judge_all(pages[:20], keywords)
+        state = json.loads(json.dumps(judge.state()))
+        pushed, _ = _judge_all(pages[20:40], keywords, state=state)
+        relevant = _on_topic(pages[20:40], truth, topic)
+        assert run["visits"][1] == {
+            "relevant": len(relevant),
+            "correct": len(pushed & relevant),
+            "wrong": len(pushed - relevant),
+        }
+    rows = {(row["topic"], row["visit"]): row for row in report["visits"]}
+    assert rows[("sports", 1)]["lang"] == "zh" and rows[("sports", 1)]["crawls"] == 1
+    assert rows[("sports", 1)]["correct"] == runs["sports"]["visits"][0]["correct"]
