@@ -435,6 +435,12 @@ class Concern(ConcernBase, table=True):
     updated_at: datetime = ts(nullable=False, default=True)
 
 
+def sites_query() -> SelectOfScalar[Site]:
+    """``select(Site)`` without the checkpoint, which only a visit reads: it holds the crawl's
+    saved state and the site's judgment model with the pages it learns from."""
+    return select(Site).options(defer(Site.checkpoint))  # type: ignore[arg-type]
+
+
 def concerns_query() -> SelectOfScalar[Concern]:
     """``select(Concern)`` without the stored model, which only a visit reads: it holds the
     model's words and the pages it learns from (hundreds of kilobytes a concern), and the

@@ -32,6 +32,7 @@ from app.models import (
     Site,
     User,
     concerns_query,
+    sites_query,
     utcnow,
 )
 from app.services import sites
@@ -330,7 +331,7 @@ def to_public(session: Session, concerns: Sequence[Concern]) -> list[ConcernPubl
     site_ids = {c.site_id for c in concerns if c.site_id is not None}
     by_id: dict[int, Site] = {}
     if site_ids:
-        for site in session.exec(select(Site).where(col(Site.id).in_(site_ids))):
+        for site in session.exec(sites_query().where(col(Site.id).in_(site_ids))):
             assert site.id is not None
             by_id[site.id] = site
     running: dict[int, Any] = {}

@@ -53,6 +53,7 @@ from app.models import (
     Site,
     User,
     concerns_query,
+    sites_query,
     utcnow,
 )
 from app.services import channels
@@ -174,7 +175,7 @@ def _first_visit(session: Session, concerns: dict[int | None, Concern]) -> set[i
     site_ids = {c.site_id for c in concerns.values() if c.site_id is not None}
     if not site_ids:
         return set()
-    sites = {s.id: s for s in session.exec(select(Site).where(col(Site.id).in_(site_ids)))}
+    sites = {s.id: s for s in session.exec(sites_query().where(col(Site.id).in_(site_ids)))}
     out = set()
     for c in concerns.values():
         site = sites.get(c.site_id)

@@ -306,3 +306,8 @@ def test_lists_leave_the_stored_model_unread_and_it_is_stored_compactly(
         text("SELECT CAST(model_state AS TEXT) FROM concerns WHERE id = :i").bindparams(i=c.id)
     ).one()[0]
     assert "中超" in raw and "\\u" not in raw and ": " not in raw
+    # the site's checkpoint (the crawl's state and the site's model) likewise
+    from app.models import Site, sites_query
+
+    (site,) = session.exec(sites_query().where(Site.id == listed.site_id))
+    assert "checkpoint" in inspect(site).unloaded

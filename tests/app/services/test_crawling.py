@@ -194,11 +194,18 @@ def test_what_a_visit_learned_steers_the_next_one(crawl_env: None, engine) -> No
         assert config.scorer == "model"
         assert config.strategy_state == learned["steer"]
         assert config.judge_state == learned["judge"]
+        # the concern's own model keeps the items it was fitted on, for the next visit to learn
+        # from with its own
+        session.refresh(concern)
+        kept = concern.model_state["history"]
+        assert len(kept) == 6 and sum(1 for entry in kept if entry["p"]) == 3
         # a later visit keeps it (and adds to it) rather than forgetting
         site_server.add_article(7, football=True)
         assert crawl_site(site_id)["status"] == "ok"
         session.refresh(site)
         assert site.checkpoint["learned"]["judge"]["items"] > 6
+        session.refresh(concern)
+        assert len(concern.model_state["history"]) == 7
 
 
 class _SiteWithADeadLink(NewsSite):
