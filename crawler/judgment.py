@@ -67,6 +67,7 @@ from __future__ import annotations
 import functools
 import math
 import re
+import zlib
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -415,8 +416,13 @@ def _platt(scores: Sequence[float], labels: Sequence[float]) -> tuple[float, flo
         a, b, previous, current = na, nb, current, trial
         if previous - current < 1e-10:
             break
-    a = max(float(a), 1e-3)
+    a = max(float(a), _FLAT)
     return a, -float(b) / a
+
+
+_FLAT = 1e-3
+"""The least Platt slope: a fit whose held-out scores rank the positives no higher than the
+rest gets it (and is not used)."""
 
 
 def _unit(vector: dict[str, float]) -> dict[str, float]:
@@ -928,10 +934,16 @@ class Judge:
         # leak the held-out pages into their own scores
         fit = functools.partial(_Model.fit, l2=p["l2"], epochs=int(p["epochs"]))
         held: list[float] = [0.0] * len(rows)
-        # two folds, stratified: every other positive and every other unlabelled page
+        # two folds, stratified: every other positive and every other unlabelled page, the
+        # pages of each class taken in the order of a hash of their URL, not in the order they
+        # came in: the same pages make the same folds whatever the order of their fetches
+        # (a replay of one crawl in another order split them otherwise, and self-training on
+        # a one-keyword topic took 208 pages in one split and 584 in the other)
         folds = [0] * len(rows)
         turn = {0.0: 0, 1.0: 0}
-        for i, y in enumerate(labels):
+        keys = [zlib.crc32(s.url.encode()) for s in items] + list(range(len(self.feedback)))
+        for i in sorted(range(len(rows)), key=lambda i: (keys[i], i)):
+            y = labels[i]
             folds[i] = turn[y]
             turn[y] ^= 1
         models = []
@@ -946,7 +958,6 @@ class Judge:
                     held[i] = model.logit(rows[i])
         # Platt scaling of the held-out scores to P(labelled | page), then Elkan & Noto:
         # P(relevant | page) = P(labelled | page) / c, c = mean P(labelled) of the labelled
-        self.held = {s.url: held[i] for i, s in enumerate(items)}
         scored = held
         if p["area"] and self.affinity is not None:
             # the page's place on the site is part of the score: log-closeness to the area
@@ -954,7 +965,15 @@ class Judge:
                 self.affinity("", sec) for sec in self._feedback_sections
             ]
             scored = [z + self._area_logit(a) for z, a in zip(held, areas, strict=True)]
-        self.scale, self.mid = _platt(scored, labels)
+        scale, mid = _platt(scored, labels)
+        if scale <= _FLAT:
+            # the held-out scores do not rank the positives above the rest: this fit learned
+            # nothing it can tell pages apart by (each page would get the same probability);
+            # the model that judged before it (this visit's last fit, the last visit's, or
+            # none) stays
+            return None
+        self.held = {s.url: held[i] for i, s in enumerate(items)}
+        self.scale, self.mid = scale, mid
         calibrated = [_sigmoid(self.scale * (z - self.mid)) for z in scored]
         # c from the literal positives only: the user's 👍 go to pages the model already ranks
         # high, and the expanded ones were chosen for a high score; counting either would make
