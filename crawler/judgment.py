@@ -67,7 +67,6 @@ from __future__ import annotations
 import functools
 import math
 import re
-import zlib
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -636,10 +635,17 @@ class Judge:
             )
         if observe and page.kind == ITEM and not page.not_modified:
             previous = self._by_url.get(seen.url)
-            if previous is not None:
-                # a page of an earlier visit fetched again is judged again (a push is made once
-                # per concern all the same: the application keeps one match per page)
-                seen.pushed = previous.pushed and not previous.earlier
+            if previous is not None and previous.earlier:
+                # a page of an earlier visit fetched again is this visit's, judged again (a
+                # push is made once per concern all the same: the application keeps one match
+                # per page), and takes its place among this visit's pages: the held-out folds
+                # alternate in that order, and a visit of the same pages then splits them as
+                # the visit before did
+                self.seen.remove(previous)
+                self.seen.append(seen)
+                self._forget_features()
+            elif previous is not None:
+                seen.pushed = previous.pushed
                 self.seen[self.seen.index(previous)] = seen
             else:
                 self.seen.append(seen)
@@ -934,16 +940,10 @@ class Judge:
         # leak the held-out pages into their own scores
         fit = functools.partial(_Model.fit, l2=p["l2"], epochs=int(p["epochs"]))
         held: list[float] = [0.0] * len(rows)
-        # two folds, stratified: every other positive and every other unlabelled page, the
-        # pages of each class taken in the order of a hash of their URL, not in the order they
-        # came in: the same pages make the same folds whatever the order of their fetches
-        # (a replay of one crawl in another order split them otherwise, and self-training on
-        # a one-keyword topic took 208 pages in one split and 584 in the other)
+        # two folds, stratified: every other positive and every other unlabelled page
         folds = [0] * len(rows)
         turn = {0.0: 0, 1.0: 0}
-        keys = [zlib.crc32(s.url.encode()) for s in items] + list(range(len(self.feedback)))
-        for i in sorted(range(len(rows)), key=lambda i: (keys[i], i)):
-            y = labels[i]
+        for i, y in enumerate(labels):
             folds[i] = turn[y]
             turn[y] ^= 1
         models = []
