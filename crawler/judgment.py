@@ -1085,8 +1085,9 @@ class Judge:
 
     def _saved_history(self) -> list[dict[str, Any]]:
         """The last ``history`` items (this visit's and earlier ones) as the next visit learns
-        from them: each page's strongest ``history_words`` words, its pseudo-label and its
-        closeness to the topic's area. A concern's visits are short (200 pages by default)
+        from them: each page's strongest ``history_words`` words, its pseudo-label, its
+        closeness to the topic's area and the exclude words it printed (never taken as a
+        positive). A concern's visits are short (200 pages by default)
         and find a few new pages each; a model fitted on one visit's pages alone is fitted on
         too few, and drifts: the visits that find little of the topic pushed most of what they
         found. Taken from the refit window (``max_examples``): what the model was fitted on."""
@@ -1105,6 +1106,7 @@ class Judge:
                     "a": round(self._area(s), 3),
                     "f": {t: round(v, 3) for t, v in top},
                 }
+                | ({"x": s.excluded} if s.excluded else {})
             )
         return out
 
@@ -1125,7 +1127,7 @@ class Judge:
                     ITEM,
                     True,
                     {},
-                    [],
+                    [str(t) for t in entry.get("x", ())],
                     [],
                     str(entry.get("s", "")),
                     float(entry.get("a", 1.0)),

@@ -931,6 +931,14 @@ def test_the_pages_a_state_keeps_are_bounded_and_forget_words_the_user_removed()
     assert all(abs(sum(v * v for v in s.features.values()) - 1.0) < 1e-9 for s in later.seen)
     # learned from, never judged again: the end of the next visit pushes none of them
     assert not later.finish()
+    # a page that printed an exclude word stays out of the positives in later visits
+    excluding = Judge(TopicProfile.from_keywords("足球", exclude="影院"))
+    pushed_in(excluding, visit(random.Random(7), 150))
+    saved = json.loads(json.dumps(excluding.state()))["history"]
+    marked = {entry["u"] for entry in saved if entry.get("x") == ["影院"]}
+    assert marked
+    restored = Judge(TopicProfile.from_keywords("足球", exclude="影院"), state=excluding.state())
+    assert {s.url for s in restored.seen if s.excluded} == marked
     # a damaged entry is skipped, the rest still load
     damaged = state | {"history": [{"u": "x"}, *kept[:3]]}
     assert len(Judge(profile(), state=damaged).seen) == 3
