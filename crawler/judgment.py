@@ -635,19 +635,17 @@ class Judge:
             )
         if observe and page.kind == ITEM and not page.not_modified:
             previous = self._by_url.get(seen.url)
-            if previous is not None and previous.earlier:
-                # a page of an earlier visit fetched again is this visit's, judged again (a
-                # push is made once per concern all the same: the application keeps one match
-                # per page), and takes its place among this visit's pages: the held-out folds
-                # alternate in that order, and a visit of the same pages then splits them as
-                # the visit before did
-                self.seen.remove(previous)
-                self.seen.append(seen)
-                self._forget_features()
-            elif previous is not None:
+            if previous is not None and not previous.earlier:
                 seen.pushed = previous.pushed
                 self.seen[self.seen.index(previous)] = seen
             else:
+                if previous is not None:
+                    # a page of an earlier visit fetched again is this visit's, judged again
+                    # (a push is made once per concern all the same: the application keeps one
+                    # match per page), and takes its place among this visit's pages: the
+                    # held-out folds alternate in that order, and a visit of the same pages
+                    # then splits them as the visit before did
+                    self.seen.remove(previous)
                 self.seen.append(seen)
                 self._forget_features()
             self._by_url[seen.url] = seen

@@ -111,16 +111,14 @@ def _revisits(
 
     half = len(pages) // 2
     _, judge = _judge_all(pages[:half], keywords)
-    state = json.loads(json.dumps(judge.state()))  # as the service stores it
+    state = _stored(judge)
     counts = dict.fromkeys(_COUNTS, 0)
     for start in range(half, len(pages) - size + 1, size):
         chunk = pages[start : start + size]
         pushed, _ = _judge_all(chunk, keywords, state=state)
-        relevant = _on_topic(chunk, truth, topic)
         counts["revisits"] += 1
-        counts["relevant"] += len(relevant)
-        counts["correct"] += len(pushed & relevant)
-        counts["wrong"] += len(pushed - relevant)
+        for key, n in _pushes(pushed, chunk, truth, topic).items():
+            counts[key] += n
     return counts
 
 
@@ -136,24 +134,47 @@ def _visits(
     for start in range(0, len(pages) - size + 1, size):
         chunk = pages[start : start + size]
         pushed, judge = _judge_all(chunk, keywords, state=state)
-        state = json.loads(json.dumps(judge.state()))
-        relevant = _on_topic(chunk, truth, topic)
-        out.append(
-            {
-                "relevant": len(relevant),
-                "correct": len(pushed & relevant),
-                "wrong": len(pushed - relevant),
-            }
-        )
+        state = _stored(judge)
+        out.append(_pushes(pushed, chunk, truth, topic))
     return out
+
+
+def _stored(judge: Any) -> dict[str, Any]:
+    """A judge's state as the service stores it (a JSON round trip)."""
+    stored: dict[str, Any] = json.loads(json.dumps(judge.state()))
+    return stored
+
+
+def _pushes(pushed: set[str], pages: list[Any], truth: Any, topic: str) -> dict[str, int]:
+    """The on-topic items among ``pages``, and the ``pushed`` ones right and wrong."""
+    relevant = _on_topic(pages, truth, topic)
+    return {
+        "relevant": len(relevant),
+        "correct": len(pushed & relevant),
+        "wrong": len(pushed - relevant),
+    }
+
+
+def _with_f1(row: dict[str, Any]) -> dict[str, Any]:
+    """``row`` with the F1 of its summed counts."""
+    from lab.bench.match import prf_counts
+
+    _, _, f1 = prf_counts(row["correct"], row["correct"] + row["wrong"], row["relevant"])
+    row["f1"] = round(f1, 3)
+    return row
+
+
+def _table(head: list[str], rows: list[list[Any]]) -> str:
+    """A Markdown table."""
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    lines += ["| " + " | ".join(str(cell) for cell in row) + " |" for row in rows]
+    return "\n".join(lines)
 
 
 def visit_summary(runs: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """The runs' visit counts summed per language, topic and visit number (the first visit,
     the second…), with the F1 of the sums; a visit number only as far as every crawl of the
     group reaches."""
-    from lab.bench.match import prf_counts
-
     groups: dict[tuple[str, str], list[list[dict[str, int]]]] = {}
     for run in runs:
         groups.setdefault((run["lang"], run["topic"]), []).append(run["visits"])
@@ -164,30 +185,24 @@ def visit_summary(runs: list[dict[str, Any]]) -> list[dict[str, Any]]:
             row["crawls"] = len(visits)
             for key in ("relevant", "correct", "wrong"):
                 row[key] = sum(v[k][key] for v in visits)
-            _, _, f1 = prf_counts(row["correct"], row["correct"] + row["wrong"], row["relevant"])
-            row["f1"] = round(f1, 3)
-            out.append(row)
+            out.append(_with_f1(row))
     return out
 
 
 def visits_markdown(rows: list[dict[str, Any]], size: int) -> str:
-    lines = [
-        f"| language | topic | visit of {size} pages | crawls | on-topic items | correct "
-        "pushes | wrong pushes | F1 |",
-        "|---|---|---|---|---|---|---|---|",
-    ]
-    for r in rows:
-        lines.append(
-            f"| {r['lang']} | {r['topic']} | {r['visit']} | {r['crawls']} | {r['relevant']} | "
-            f"{r['correct']} | {r['wrong']} | {r['f1']:.3f} |"
-        )
-    return "\n".join(lines)
+    head = ["language", "topic", f"visit of {size} pages", "crawls", "on-topic items"]
+    return _table(
+        [*head, "correct pushes", "wrong pushes", "F1"],
+        [
+            [r[k] for k in ("lang", "topic", "visit", "crawls", "relevant", "correct", "wrong")]
+            + [f"{r['f1']:.3f}"]
+            for r in rows
+        ],
+    )
 
 
 def revisit_summary(runs: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """The runs' revisit counts summed per web and topic, with the F1 of the sums."""
-    from lab.bench.match import prf_counts
-
     groups: dict[tuple[str, str], dict[str, Any]] = {}
     for run in runs:
         row = groups.setdefault(
@@ -197,24 +212,19 @@ def revisit_summary(runs: list[dict[str, Any]]) -> list[dict[str, Any]]:
         row["crawls"] += 1
         for key in _COUNTS:
             row[key] += run["revisits"][key]
-    for row in groups.values():
-        _, _, f1 = prf_counts(row["correct"], row["correct"] + row["wrong"], row["relevant"])
-        row["f1"] = round(f1, 3)
-    return list(groups.values())
+    return [_with_f1(row) for row in groups.values()]
 
 
 def revisits_markdown(rows: list[dict[str, Any]], size: int) -> str:
-    lines = [
-        f"| web | topic | revisits of {size} pages | on-topic items | correct pushes | "
-        "wrong pushes | F1 |",
-        "|---|---|---|---|---|---|---|",
-    ]
-    for r in rows:
-        lines.append(
-            f"| {r['web']} | {r['topic']} | {r['revisits']} | {r['relevant']} | "
-            f"{r['correct']} | {r['wrong']} | {r['f1']:.3f} |"
-        )
-    return "\n".join(lines)
+    head = ["web", "topic", f"revisits of {size} pages", "on-topic items", "correct pushes"]
+    return _table(
+        [*head, "wrong pushes", "F1"],
+        [
+            [r[k] for k in ("web", "topic", "revisits", "relevant", "correct", "wrong")]
+            + [f"{r['f1']:.3f}"]
+            for r in rows
+        ],
+    )
 
 
 def replay(folder: Path, workers: int, revisit: int = 0, visit: int = 0) -> dict[str, Any]:
@@ -263,17 +273,12 @@ def summary(runs: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 def markdown(report: dict[str, Any]) -> str:
-    lines = [
-        f"| web | topic | kept crawls | F1 (mean) | after {CLICKS} clicks |",
-        "|---|---|---|---|---|",
-    ]
+    rows = []
     for row in report["summary"]:
         after = row.get("after_feedback_f1")
-        lines.append(
-            f"| {row['web']} | {row['topic']} | {row['crawls']} | {row['f1']:.3f} | "
-            + (f"{after:.3f} |" if after is not None else "– |")
-        )
-    return "\n".join(lines)
+        shown = f"{after:.3f}" if after is not None else "–"
+        rows.append([row["web"], row["topic"], row["crawls"], f"{row['f1']:.3f}", shown])
+    return _table(["web", "topic", "kept crawls", "F1 (mean)", f"after {CLICKS} clicks"], rows)
 
 
 def register(bench_cli: typer.Typer) -> None:
