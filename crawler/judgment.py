@@ -493,6 +493,8 @@ class Judge:
         """Items this visit observed (a page of an earlier visit fetched again counts)."""
         # the pages of earlier visits are not a reason to refit before this visit adds its own
         self._fitted_at = len(history)
+        self._flat_at = 0
+        """When a fit last learned nothing (``_FLAT``): the next try waits as after a fit."""
         self._final_fit = False
         self._fitted_positives = 0
         self._narrow = False
@@ -748,7 +750,8 @@ class Judge:
         if self.prior is not None and own < self.params["warm_items"] * self.params["prior_hold"]:
             return  # the last visit's model judges until this visit has enough pages of its own
         n = self._earlier + own
-        if self._fitted_at and n < self._fitted_at * 1.5 and n - self._fitted_at < 200:
+        last = max(self._fitted_at, self._flat_at)
+        if last and n < last * 1.5 and n - last < 200:
             return
         self._refit()
 
@@ -968,7 +971,9 @@ class Judge:
             # the held-out scores do not rank the positives above the rest: this fit learned
             # nothing it can tell pages apart by (each page would get the same probability);
             # the model that judged before it (this visit's last fit, the last visit's, or
-            # none) stays
+            # none) stays; the next fit waits as after one that did (tried again on every
+            # page, each time over all the items, such a visit cost ten times the CPU)
+            self._flat_at = self._earlier + self._observed
             return None
         self.held = {s.url: held[i] for i, s in enumerate(items)}
         self.scale, self.mid = scale, mid

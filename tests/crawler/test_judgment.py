@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import random
 from collections.abc import Callable
+from typing import Any
 
 import pytest
 
@@ -988,3 +989,31 @@ def test_a_fit_whose_held_out_scores_rank_nothing_keeps_the_model_before_it(
     monkeypatch.setattr(judgment, "_platt", lambda scores, labels: flat)
     assert judge._fit_once(judge.seen, [float(s.positive) for s in judge.seen], {}) is None
     assert (judge.model, judge.scale, judge.mid, judge.held) == (model, scale, mid, held)
+
+
+def test_after_a_fit_that_learned_nothing_the_next_waits_as_after_one_that_did(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from crawler import judgment
+
+    flat = judgment._platt([2.0, 1.0, 0.0, -1.0], [0.0, 0.0, 1.0, 1.0])
+    fits: list[int] = []
+    fit_once = Judge._fit_once
+
+    def counted(self: Judge, *args: Any, **kwargs: Any) -> list[float] | None:
+        fits.append(len(self.seen))
+        return fit_once(self, *args, **kwargs)
+
+    monkeypatch.setattr(Judge, "_fit_once", counted)
+    judge = Judge(profile(), params={"expand": 0})
+    pages = visit(random.Random(4), 300)
+    for page in pages[:100]:
+        judge.judge(page)
+    assert judge.model is not None
+    tried = len(fits)
+    # from here on every fit ranks nothing: the model before it stays, and the refits keep
+    # their schedule (each ×1.5 the items) instead of running again on every page
+    monkeypatch.setattr(judgment, "_platt", lambda scores, labels: flat)
+    for page in pages[100:]:
+        judge.judge(page)
+    assert 1 <= len(fits) - tried <= 3, fits[tried:]
