@@ -132,7 +132,7 @@ JUDGE_DEFAULTS: dict[str, float] = {
     "short_words": 64,
     "expand_at_late": 0.6,
     "history": 600,
-    "history_words": 32,
+    "history_words": 128,
 }
 """Judgment parameters (any can be overridden per concern through ``params``)."""
 
