@@ -85,6 +85,8 @@ def replay_one(job: tuple[Path, int] | tuple[Path, int, int]) -> dict[str, Any]:
         out["revisits"] = _revisits(pages, keywords, truth, topic, revisit)
     if visit:
         out["visits"] = _visits(pages, keywords, truth, topic, visit)
+        covered = pages[: len(out["visits"]) * visit]
+        out["one_visit"] = _pushes(_judge_all(covered, keywords)[0], covered, truth, topic)
     return out
 
 
@@ -189,6 +191,43 @@ def visit_summary(runs: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return out
 
 
+def one_visit_summary(runs: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Per language and topic: the pages the visits covered, judged as those visits (their
+    counts summed) and as one visit (``one_visit``) — what a first visit that reads as much
+    as several would push."""
+    groups: dict[tuple[str, str], dict[str, Any]] = {}
+    for run in runs:
+        row = groups.setdefault(
+            (run["lang"], run["topic"]),
+            {"lang": run["lang"], "topic": run["topic"], "crawls": 0, "pages": 0}
+            | {"visits": dict.fromkeys(_COUNTS[1:], 0), "one": dict.fromkeys(_COUNTS[1:], 0)},
+        )
+        row["crawls"] += 1
+        for visit in run["visits"]:
+            for key in _COUNTS[1:]:
+                row["visits"][key] += visit[key]
+        for key in _COUNTS[1:]:
+            row["one"][key] += run["one_visit"][key]
+    for row in groups.values():
+        row["visits"], row["one"] = _with_f1(row["visits"]), _with_f1(row["one"])
+    return list(groups.values())
+
+
+def one_visit_markdown(rows: list[dict[str, Any]], size: int) -> str:
+    def counts(c: dict[str, Any]) -> str:
+        return f"{c['correct']} / {c['wrong']} (F1 {c['f1']:.3f})"
+
+    head = ["language", "topic", "crawls", "on-topic items"]
+    return _table(
+        [*head, f"as visits of {size}: right / wrong", "as one visit: right / wrong"],
+        [
+            [r["lang"], r["topic"], r["crawls"], r["one"]["relevant"]]
+            + [counts(r[k]) for k in ("visits", "one")]
+            for r in rows
+        ],
+    )
+
+
 def visits_markdown(rows: list[dict[str, Any]], size: int) -> str:
     head = ["language", "topic", f"visit of {size} pages", "crawls", "on-topic items"]
     return _table(
@@ -249,6 +288,7 @@ def replay(folder: Path, workers: int, revisit: int = 0, visit: int = 0) -> dict
         report["revisits"] = revisit_summary(runs)
     if visit:
         report["visits"] = visit_summary(runs)
+        report["one_visit"] = one_visit_summary(runs)
     return report
 
 
@@ -305,7 +345,8 @@ def register(bench_cli: typer.Typer) -> None:
             "--visits",
             min=0,
             help="Also: each crawl cut into consecutive visits of this many pages, each "
-            "judged from the state the visit before saved (0: no).",
+            "judged from the state the visit before saved, and the pages they cover judged as "
+            "one visit (0: no).",
         ),
     ) -> None:
         """F1 of the push decision judged again on kept crawls (no crawling)."""
@@ -317,6 +358,7 @@ def register(bench_cli: typer.Typer) -> None:
             text += "\n\n" + revisits_markdown(report["revisits"], revisit)
         if visit:
             text += "\n\n" + visits_markdown(report["visits"], visit)
+            text += "\n\n" + one_visit_markdown(report["one_visit"], visit)
         (out / "replay.md").write_text(text + "\n", encoding="utf-8")
         typer.echo(text)
         typer.echo(f"wrote {out / 'replay.json'} and {out / 'replay.md'}")

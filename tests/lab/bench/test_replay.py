@@ -125,3 +125,35 @@ def test_visits_judge_a_crawl_as_consecutive_visits_each_from_the_last_ones_stat
     rows = {(row["topic"], row["visit"]): row for row in report["visits"]}
     assert rows[("sports", 1)]["lang"] == "zh" and rows[("sports", 1)]["crawls"] == 1
     assert rows[("sports", 1)]["correct"] == runs["sports"]["visits"][0]["correct"]
+
+
+def test_the_pages_the_visits_cover_are_also_judged_as_one_visit(
+    small_web: Path, replayed: tuple[Path, Path, str]
+) -> None:
+    import pickle
+
+    from lab.bench.match import _judge_all
+    from lab.bench.replay import _on_topic
+    from lab.truth import Truth
+
+    kept, out, output = replayed
+    assert "as one visit: right / wrong" in output
+    report = json.loads((out / "replay" / "replay.json").read_text(encoding="utf-8"))
+    runs = {run["topic"]: run for run in report["crawls"]}
+    truth = Truth.load(small_web)
+    rows = {row["topic"]: row for row in report["one_visit"]}
+    for topic, run in runs.items():
+        data = pickle.loads((kept / f"{run['crawl']}.crawl.pickle").read_bytes())
+        covered = data["pages"][: 20 * len(run["visits"])]
+        pushed, _ = _judge_all(covered, data["keywords"])
+        relevant = _on_topic(covered, truth, topic)
+        assert run["one_visit"] == {
+            "relevant": len(relevant),
+            "correct": len(pushed & relevant),
+            "wrong": len(pushed - relevant),
+        }
+        # the visits' counts, summed, beside it
+        row = rows[topic]
+        assert row["visits"]["correct"] == sum(v["correct"] for v in run["visits"])
+        assert row["visits"]["relevant"] == row["one"]["relevant"] == len(relevant)
+        assert 0.0 <= row["one"]["f1"] <= 1.0
