@@ -113,6 +113,13 @@ class Settings(BaseSettings):
     crawl_per_host: int = Field(2, description="Concurrent requests per host.")
     crawl_delay: float = Field(1.0, description="Minimum seconds between requests to one host.")
     crawl_max_pages: int = Field(200, description="Default page budget of one site visit.")
+    crawl_first_visit_factor: float = Field(
+        5.0,
+        ge=1.0,
+        description="A concern's first visit reads this many times its page budget (still within "
+        "`crawl_time_limit`): its model has no earlier visit to start from and learns the site's "
+        "topic from this one; 1 turns it off.",
+    )
     crawl_timeout: float = Field(20.0, description="Per-request total timeout, seconds.")
     crawl_max_bytes: int = Field(5_000_000, description="Max body size, after decompression.")
 

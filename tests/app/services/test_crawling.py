@@ -174,6 +174,24 @@ def test_a_shared_site_crawls_with_the_strategy_most_concerns_chose() -> None:
     assert chosen("statistical", "fish") == "fish"  # listed before statistical
 
 
+def test_a_concerns_first_visit_reads_more_of_the_site() -> None:
+    # a model with no earlier visit learns the site's topic from its first one: that visit
+    # reads crawl_first_visit_factor times the budget; later visits keep the concern's own
+    from app.core.config import Settings
+    from app.services.crawling import crawl_config
+
+    site = Site(scope_key="host:http://t.test/", seed_url="http://t.test/", scope="host")
+    new = Concern(owner_id=1, seed_url=site.seed_url, max_pages=200)
+    known = Concern(owner_id=1, seed_url=site.seed_url, max_pages=300, model_state={"version": 3})
+    assert crawl_config(Settings(), site, [new]).max_pages == 1000
+    assert crawl_config(Settings(), site, [known]).max_pages == 300
+    # a site visit reads as far as its hungriest concern needs
+    assert crawl_config(Settings(), site, [known, new]).max_pages == 1000
+    assert crawl_config(Settings(crawl_first_visit_factor=1), site, [known, new]).max_pages == 300
+    with pytest.raises(ValueError, match="crawl_first_visit_factor"):
+        Settings(crawl_first_visit_factor=0.5)
+
+
 def test_what_a_visit_learned_steers_the_next_one(crawl_env: None, engine) -> None:
     # The site's link statistics and the judgment model of the merged topic are kept with the
     # site (in the database, not in a worker's memory) and start the next visit's crawl.
