@@ -111,9 +111,9 @@ def _profiles(concerns: list[Concern], session: Session | None = None) -> list[C
 
 def visit_budget(settings: Settings, concern: Concern) -> int:
     """The pages one visit may fetch for ``concern``: its budget, times
-    ``crawl_first_visit_factor`` while it has no model yet. A model fitted on one visit of 200
-    pages pushed about as many wrong pages as right ones on a one-keyword topic; read as one
-    visit, the same site's first 600 pages were judged at F1 0.66–0.70 instead of 0.61–0.65
+    ``crawl_first_visit_factor`` while it has no model yet. Judged as four visits of 200
+    pages, the first 800 pages of a crawl were pushed with about as many wrong pages as right
+    ones on a one-keyword topic (Chinese F1 0.61 / 0.62); judged as one visit, at 0.79 / 0.77
     (docs/benchmarks.md, "A concern's first visit reads more of the site")."""
     if concern.model_state:
         return concern.max_pages
