@@ -86,7 +86,9 @@ def replay_one(job: tuple[Path, int] | tuple[Path, int, int]) -> dict[str, Any]:
     if visit:
         out["visits"] = _visits(pages, keywords, truth, topic, visit)
         covered = pages[: len(out["visits"]) * visit]
-        out["one_visit"] = _pushes(_judge_all(covered, keywords)[0], covered, truth, topic)
+        # the whole crawl, when the visits cover it, was judged as one visit above
+        whole = pushed if len(covered) == len(pages) else _judge_all(covered, keywords)[0]
+        out["one_visit"] = _pushes(whole, covered, truth, topic)
     return out
 
 
