@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 from typer.testing import CliRunner
@@ -94,34 +95,52 @@ def test_revisits_judge_a_crawls_second_half_from_the_model_of_its_first(
     assert rows["sports"]["correct"] > 0  # the coarse topic's revisits push its stories
 
 
-def test_visits_judge_a_crawl_as_consecutive_visits_each_from_the_last_ones_state(
+def _kept_runs(
     small_web: Path, replayed: tuple[Path, Path, str]
-) -> None:
+) -> tuple[dict[str, Any], list[tuple[str, dict[str, Any], dict[str, Any]]]]:
+    """The replay's report, and per kept crawl: its topic, its run in the report and the kept
+    crawl itself."""
     import pickle
 
-    from lab.bench.match import _judge_all
+    kept, out, _ = replayed
+    report = json.loads((out / "replay" / "replay.json").read_text(encoding="utf-8"))
+    runs = [
+        (run["topic"], run, pickle.loads((kept / f"{run['crawl']}.crawl.pickle").read_bytes()))
+        for run in report["crawls"]
+    ]
+    return report, runs
+
+
+def _counted(small_web: Path, topic: str, pages: list[Any], pushed: set[str]) -> dict[str, int]:
+    """The on-topic items among ``pages`` by the web's truth, and the ``pushed`` ones right
+    and wrong, counted here."""
     from lab.bench.replay import _on_topic
     from lab.truth import Truth
 
-    kept, out, output = replayed
-    assert "visit of 20 pages" in output
-    report = json.loads((out / "replay" / "replay.json").read_text(encoding="utf-8"))
-    runs = {run["topic"]: run for run in report["crawls"]}
-    truth = Truth.load(small_web)
-    for topic, run in runs.items():
-        data = pickle.loads((kept / f"{run['crawl']}.crawl.pickle").read_bytes())
+    relevant = _on_topic(pages, Truth.load(small_web), topic)
+    return {
+        "relevant": len(relevant),
+        "correct": len(pushed & relevant),
+        "wrong": len(pushed - relevant),
+    }
+
+
+def test_visits_judge_a_crawl_as_consecutive_visits_each_from_the_last_ones_state(
+    small_web: Path, replayed: tuple[Path, Path, str]
+) -> None:
+    from lab.bench.match import _judge_all
+
+    assert "visit of 20 pages" in replayed[2]
+    report, kept_runs = _kept_runs(small_web, replayed)
+    runs = {topic: run for topic, run, _ in kept_runs}
+    for topic, run, data in kept_runs:
         pages, keywords = data["pages"], data["keywords"]
         assert len(run["visits"]) == len(pages) // 20 >= 2
         # the second visit is judged from the state the first one saved
         _, judge = _judge_all(pages[:20], keywords)
         state = json.loads(json.dumps(judge.state()))
         pushed, _ = _judge_all(pages[20:40], keywords, state=state)
-        relevant = _on_topic(pages[20:40], truth, topic)
-        assert run["visits"][1] == {
-            "relevant": len(relevant),
-            "correct": len(pushed & relevant),
-            "wrong": len(pushed - relevant),
-        }
+        assert run["visits"][1] == _counted(small_web, topic, pages[20:40], pushed)
     rows = {(row["topic"], row["visit"]): row for row in report["visits"]}
     assert rows[("sports", 1)]["lang"] == "zh" and rows[("sports", 1)]["crawls"] == 1
     assert rows[("sports", 1)]["correct"] == runs["sports"]["visits"][0]["correct"]
@@ -130,30 +149,18 @@ def test_visits_judge_a_crawl_as_consecutive_visits_each_from_the_last_ones_stat
 def test_the_pages_the_visits_cover_are_also_judged_as_one_visit(
     small_web: Path, replayed: tuple[Path, Path, str]
 ) -> None:
-    import pickle
-
     from lab.bench.match import _judge_all
-    from lab.bench.replay import _on_topic
-    from lab.truth import Truth
 
-    kept, out, output = replayed
-    assert "as one visit: right / wrong" in output
-    report = json.loads((out / "replay" / "replay.json").read_text(encoding="utf-8"))
-    runs = {run["topic"]: run for run in report["crawls"]}
-    truth = Truth.load(small_web)
+    assert "as one visit: right / wrong" in replayed[2]
+    report, kept_runs = _kept_runs(small_web, replayed)
     rows = {row["topic"]: row for row in report["one_visit"]}
-    for topic, run in runs.items():
-        data = pickle.loads((kept / f"{run['crawl']}.crawl.pickle").read_bytes())
+    for topic, run, data in kept_runs:
         covered = data["pages"][: 20 * len(run["visits"])]
         pushed, _ = _judge_all(covered, data["keywords"])
-        relevant = _on_topic(covered, truth, topic)
-        assert run["one_visit"] == {
-            "relevant": len(relevant),
-            "correct": len(pushed & relevant),
-            "wrong": len(pushed - relevant),
-        }
+        counted = _counted(small_web, topic, covered, pushed)
+        assert run["one_visit"] == counted
         # the visits' counts, summed, beside it
         row = rows[topic]
         assert row["visits"]["correct"] == sum(v["correct"] for v in run["visits"])
-        assert row["visits"]["relevant"] == row["one"]["relevant"] == len(relevant)
+        assert row["visits"]["relevant"] == row["one"]["relevant"] == counted["relevant"]
         assert 0.0 <= row["one"]["f1"] <= 1.0
