@@ -55,7 +55,11 @@ words are common (a coarse topic) an item without them is evidence, and counts a
 **Warm start.** ``state()`` gives the section and pattern statistics learned on this visit
 (JSON-able); passed back as ``CrawlConfig.strategy_state`` they are where the next visit of
 the site starts, discounted to ``carry`` of their weight so that the new visit's evidence
-soon dominates.
+soon dominates. The state also remembers the items fetched (their URLs' 64-bit keys, the
+newest ``KNOWN_CAP``): on the next visit a link to one of them is no harvest, and is worth
+what it may open, as a hub is (``E_hub``; at least ``known`` (0.1) of its value as an item).
+Most of the items in the sections a warm visit goes back to are the ones it already has; the
+hubs that list them are fetched again as before.
 
 Without a judgment (a seed scorer chosen as the push decision) the page's probability is its
 normalised seed score and A the profile's heaviest term in the link's text.
@@ -63,14 +67,17 @@ normalised seed score and A the profile's heaviest term in the link's text.
 
 from __future__ import annotations
 
+import base64
 import functools
 import math
 import re
+import struct
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, ClassVar
 from urllib.parse import parse_qsl, urlsplit
 
 from crawler import text as textmod
+from crawler.linkrank import url_key
 from crawler.pagekind import ITEM, url_item_prior
 from crawler.profile import TopicProfile
 from crawler.relevance import Relevance
@@ -81,9 +88,11 @@ if TYPE_CHECKING:
     from crawler.frontier import Entry, Frontier
     from crawler.judgment import Judge
 
-__all__ = ["Steering", "url_pattern"]
+__all__ = ["KNOWN_CAP", "Steering", "url_pattern"]
 
 STEER_STATE_VERSION = 1
+KNOWN_CAP = 10_000
+"""Item URLs a site's state remembers across visits, the newest kept (8 bytes each)."""
 
 _ID_RUN = re.compile(r"[a-z0-9]*\d[a-z0-9]*")
 _SLUG = re.compile(r"[a-z#*]+(?:[-_][a-z#*]+){2,}")
@@ -157,6 +166,7 @@ class Steering(_Base):
         "cold_share": 0.3,
         "explore": 0.05,
         "seed_hub": 0.5,
+        "known": 0.1,
     }
 
     def __init__(self, profile: TopicProfile, params: dict[str, Any] | None = None) -> None:
@@ -182,6 +192,10 @@ class Steering(_Base):
         """(host, directory) of each seed: the part of the site the user pointed at."""
         self.hosts: set[str] = set()
         """The seeds' hosts, which share the budget fairly."""
+        self.known: set[int] = set()
+        """The URL keys of the items fetched on earlier visits (``load``)."""
+        self._items: dict[int, None] = {}
+        """Earlier visits' items, then this visit's, oldest first (for ``state``)."""
 
     # -- wiring ---------------------------------------------------------------------------
     def attach(self, judge: Judge | None) -> None:
@@ -194,6 +208,7 @@ class Steering(_Base):
             "version": STEER_STATE_VERSION,
             "total": self.total.to_list(),
             "stats": {k: v.to_list() for k, v in self.stats.items()},
+            "known": _pack(list(self._items)[-KNOWN_CAP:]),
         }
 
     def load(self, state: Mapping[str, Any] | None, *, carry: float | None = None) -> None:
@@ -210,6 +225,8 @@ class Steering(_Base):
         for key, stat in self.stats.items():
             if stat.items and "/" not in key and not key.startswith("~"):
                 self._count_host(key)
+        self._items = dict.fromkeys(_unpack(str(state.get("known", ""))))
+        self.known = set(self._items)
 
     # -- evidence -------------------------------------------------------------------------
     @staticmethod
@@ -287,7 +304,12 @@ class Steering(_Base):
             lead = max(lead, float(p["seed_hub"]))
         hub = float(p["hub"]) * lead * self._opens(keys)
         k = self._item_odds(url, keys[-1])
-        return round((k * item + (1.0 - k) * hub) * self._fair(keys[0]), 6)
+        fair = self._fair(keys[0])
+        value = (k * item + (1.0 - k) * hub) * fair
+        if self.known and url_key(url) in self.known:
+            # an item fetched on an earlier visit is no harvest: it is worth what it may open
+            value = max(value * float(p["known"]), hub * fair)
+        return round(value, 6)
 
     def _in_seed_area(self, url: str) -> bool:
         host, path = _host_path(url)
@@ -341,6 +363,10 @@ class Steering(_Base):
                 stat.opened += opened
         if is_item:
             self._count_host(keys[0])
+            for u in {page.url, page.final_url or page.url}:
+                key = url_key(u)
+                self._items.pop(key, None)  # refetched: now among the newest
+                self._items[key] = None
 
     def _count_host(self, host: str) -> None:
         stat = self.stats[host]
@@ -414,3 +440,17 @@ class Steering(_Base):
             return self.priority(entry.url, a, self._sibling(parent))
 
         frontier.reprioritize(again)
+
+
+def _pack(keys: list[int]) -> str:
+    """URL keys as one base64 string (8 bytes each, little-endian)."""
+    return base64.b64encode(struct.pack(f"<{len(keys)}q", *keys)).decode("ascii")
+
+
+def _unpack(text: str) -> list[int]:
+    """``_pack``'s keys back; an unreadable string is no keys."""
+    try:
+        raw = base64.b64decode(text, validate=True)
+    except ValueError:
+        return []
+    return list(struct.unpack(f"<{len(raw) // 8}q", raw[: len(raw) // 8 * 8]))

@@ -211,7 +211,7 @@ async def _revisit(
     web: Path, out: Path, topics: list[str], concurrency: int, seed_key: str, budget: int
 ) -> dict[str, Any]:
     """A second visit after 5 % of the items changed: the default strategy starting from what
-    the first visit learned, against the same strategy starting cold, and bfs."""
+    the first visit learned, from that without the items it fetched, and cold; and bfs."""
     from lab.mutate import changed
     from lab.process import lab_server
     from lab.runner import run_crawl
@@ -241,8 +241,12 @@ async def _revisit(
             )
         per_fetch: dict[str, float] = {}
         with lab_server(later) as proxy:
+            steer = dict(first.state.get("steer") or {})
+            steer.pop("known", None)
+            forgetful = {**first.state, "steer": steer}
             for label, strategy, state in (
                 ("default, warm", DEFAULT_STRATEGY, first.state),
+                ("default, warm, items not remembered", DEFAULT_STRATEGY, forgetful),
                 ("default, cold", DEFAULT_STRATEGY, {}),
                 ("bfs", "bfs", {}),
             ):

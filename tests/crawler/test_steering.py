@@ -6,6 +6,8 @@ from __future__ import annotations
 import asyncio
 from dataclasses import replace
 
+import pytest
+
 from crawler.errors import HTTPStatusError
 from crawler.profile import TopicProfile
 from crawler.steering import url_pattern
@@ -112,6 +114,64 @@ async def test_a_revisit_starts_from_what_the_last_visit_learned() -> None:
     off_warm = sum(p.startswith("/b/") for p in second)
     off_cold = sum(p.startswith("/b/") for p in cold)
     assert off_warm < off_cold, (second, cold)
+
+
+def _list_site(new: int) -> dict[str, Page]:
+    """A list of twelve football stories, and ``new`` more after them (the site later)."""
+    stories = [f"/a/{i}.html" for i in range(12 + new)]
+    listing = hub("/", "足球新闻", [(p, "详情") for p in stories])
+    return site(listing, *(page(p, "足球") for p in stories))
+
+
+async def test_a_revisit_fetches_the_items_it_has_not_seen_before_those_it_has() -> None:
+    states: list[dict] = []
+    first = order(await run(_list_site(0), TOPIC, "adaptive", on_checkpoint=states.append))
+    assert len(first) == 13
+    learned = states[-1]["steer"]
+    new = {f"/a/{i}.html" for i in range(12, 15)}
+    # the list shows the three new stories last; the visit reads four pages
+    warm = order(await run(_list_site(3), TOPIC, "adaptive", strategy_state=learned, max_pages=4))
+    assert set(warm[1:]) == new, warm
+    forgetful = {k: v for k, v in learned.items() if k != "known"}
+    plain = order(
+        await run(_list_site(3), TOPIC, "adaptive", strategy_state=forgetful, max_pages=4)
+    )
+    assert not new & set(plain), plain  # as before: the list's order, old stories first
+    # a known item is still fetched once nothing new is left
+    everything = order(await run(_list_site(3), TOPIC, "adaptive", strategy_state=learned))
+    assert len(everything) == 16
+
+
+def test_the_state_keeps_the_newest_items_and_ignores_an_unreadable_list(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from crawler import steering
+    from crawler.linkrank import url_key
+    from crawler.steering import Steering
+
+    monkeypatch.setattr(steering, "KNOWN_CAP", 3)
+    steer = Steering(TopicProfile.from_keywords([TOPIC]))
+    for i in (1, 2, 3, 4, 2):  # the story /2 is fetched again last: it is among the newest
+        steer.observe(page(f"/a/{i}.html", "足球"), 0.9, False)
+    steer.observe(hub("/list.html", "列表", []), 0.5, True)  # a hub is never remembered
+    state = steer.state()
+
+    def values(params: dict[str, float] | None = None) -> tuple[float, float]:
+        later = Steering(TopicProfile.from_keywords([TOPIC]), params)
+        later.load(state)
+        assert later.known == {url_key(url(f"/a/{i}.html")) for i in (3, 4, 2)}
+        seen, new = (later.priority(url(f"/a/{i}.html"), 0.9, 0.9) for i in (2, 9))
+        return seen, new
+
+    known, unknown = values()
+    assert 0 < known < 0.7 * unknown
+    # no harvest, but what it may open is still worth a fetch; with the factor 1 it is as before
+    assert values({"known": 0.0})[0] > 0
+    assert values({"known": 1.0})[0] == values({"known": 1.0})[1]
+    broken = Steering(TopicProfile.from_keywords([TOPIC]))
+    broken.load({**state, "known": "not base64 ✗"})
+    assert broken.known == set()
+    assert broken.stats  # the rest of the state still loads
 
 
 class _Calendar(GraphFetcher):

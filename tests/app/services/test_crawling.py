@@ -192,6 +192,16 @@ def test_a_concerns_first_visit_reads_more_of_the_site() -> None:
         Settings(crawl_first_visit_factor=0.5)
 
 
+def _remembered(steer_state: dict) -> set[int]:
+    """The items a site's saved link statistics remember (``Steering.known`` once loaded)."""
+    from crawler.profile import TopicProfile
+    from crawler.steering import Steering
+
+    steering = Steering(TopicProfile.from_keywords(["足球"]))
+    steering.load(steer_state)
+    return steering.known
+
+
 def test_what_a_visit_learned_steers_the_next_one(crawl_env: None, engine) -> None:
     # The site's link statistics and the judgment model of the merged topic are kept with the
     # site (in the database, not in a worker's memory) and start the next visit's crawl.
@@ -206,6 +216,7 @@ def test_what_a_visit_learned_steers_the_next_one(crawl_env: None, engine) -> No
         session.refresh(site)
         learned = (site.checkpoint or {}).get("learned") or {}
         assert learned["steer"]["stats"], "section / URL-pattern statistics were saved"
+        assert len(_remembered(learned["steer"])) == 6, "the six articles, not the index"
         assert learned["judge"]["items"] == 6
         concern = session.get(Concern, football)
         config = crawl_config(Settings(), site, [concern])
@@ -222,6 +233,7 @@ def test_what_a_visit_learned_steers_the_next_one(crawl_env: None, engine) -> No
         assert crawl_site(site_id)["status"] == "ok"
         session.refresh(site)
         assert site.checkpoint["learned"]["judge"]["items"] > 6
+        assert len(_remembered(site.checkpoint["learned"]["steer"])) == 7
         session.refresh(concern)
         assert len(concern.model_state["history"]) == 7
 
