@@ -57,14 +57,16 @@ def save_capture(
     return target
 
 
-def replay_one(job: tuple[Path, int] | tuple[Path, int, int]) -> dict[str, Any]:
+def replay_one(
+    job: tuple[Path, int] | tuple[Path, int, int] | tuple[Path, int, int, int],
+) -> dict[str, Any]:
     """Judge one kept crawl again: F1 of the replayed decision (and after the clicks); with a
-    revisit size, also its revisits' counts (``_revisits``); with a visit size, its
-    consecutive visits' counts (``_visits``)."""
+    revisit size, also its revisits' counts (``_revisits``); with a visit size (and the first
+    visit's, 0: the same), its consecutive visits' counts (``_visits``)."""
     from lab.bench.match import _judge_all, _prf, feedback_clicks
     from lab.truth import Truth
 
-    path, revisit, visit = (*job, 0)[:3]
+    path, revisit, visit, first = (*job, 0, 0)[:4]
     data = pickle.loads(path.read_bytes())  # noqa: S301 (files `bench match --keep` wrote)
     pages, topic, keywords = data["pages"], data["topic"], data["keywords"]
     truth = Truth.load(Path(data["web"]))
@@ -84,8 +86,9 @@ def replay_one(job: tuple[Path, int] | tuple[Path, int, int]) -> dict[str, Any]:
     if revisit:
         out["revisits"] = _revisits(pages, keywords, truth, topic, revisit)
     if visit:
-        out["visits"] = _visits(pages, keywords, truth, topic, visit)
-        covered = pages[: len(out["visits"]) * visit]
+        bounds = _visit_bounds(len(pages), visit, first)
+        out["visits"] = _visits(pages, keywords, truth, topic, bounds)
+        covered = pages[: bounds[-1][1] if bounds else 0]
         # the whole crawl, when the visits cover it, was judged as one visit above
         whole = pushed if len(covered) == len(pages) else _judge_all(covered, keywords)[0]
         out["one_visit"] = _pushes(whole, covered, truth, topic)
@@ -126,17 +129,29 @@ def _revisits(
     return counts
 
 
+def _visit_bounds(n: int, size: int, first: int = 0) -> list[tuple[int, int]]:
+    """(start, end) of each visit over ``n`` pages: the first of ``first`` pages (0: ``size``),
+    then of ``size`` each, as far as whole visits go."""
+    bounds = []
+    start, end = 0, first or size
+    while end <= n:
+        bounds.append((start, end))
+        start, end = end, end + size
+    return bounds
+
+
 def _visits(
-    pages: list[Any], keywords: list[str], truth: Any, topic: str, size: int
+    pages: list[Any], keywords: list[str], truth: Any, topic: str, bounds: list[tuple[int, int]]
 ) -> list[dict[str, int]]:
-    """A kept crawl as consecutive visits of ``size`` pages in fetch order, each judged from
-    the state the visit before saved (as the service stores it): each visit's counts."""
+    """A kept crawl as consecutive visits (``bounds``: ``_visit_bounds``) in fetch order, each
+    judged from the state the visit before saved (as the service stores it): each visit's
+    counts."""
     from lab.bench.match import _judge_all
 
     state = None
     out = []
-    for start in range(0, len(pages) - size + 1, size):
-        chunk = pages[start : start + size]
+    for start, end in bounds:
+        chunk = pages[start:end]
         pushed, judge = _judge_all(chunk, keywords, state=state)
         state = _stored(judge)
         out.append(_pushes(pushed, chunk, truth, topic))
@@ -215,13 +230,19 @@ def one_visit_summary(runs: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return list(groups.values())
 
 
-def one_visit_markdown(rows: list[dict[str, Any]], size: int) -> str:
+def one_visit_markdown(rows: list[dict[str, Any]], size: int, first: int = 0) -> str:
     def counts(c: dict[str, Any]) -> str:
         return f"{c['correct']} / {c['wrong']} (F1 {c['f1']:.3f})"
 
     head = ["language", "topic", "crawls", "on-topic items"]
     return _table(
-        [*head, f"as visits of {size}: right / wrong", "as one visit: right / wrong"],
+        [
+            *head,
+            f"as visits of {size}"
+            + (f" (the first of {first})" if first else "")
+            + ": right / wrong",
+            "as one visit: right / wrong",
+        ],
         [
             [r["lang"], r["topic"], r["crawls"], r["one"]["relevant"]]
             + [counts(r[k]) for k in ("visits", "one")]
@@ -230,8 +251,9 @@ def one_visit_markdown(rows: list[dict[str, Any]], size: int) -> str:
     )
 
 
-def visits_markdown(rows: list[dict[str, Any]], size: int) -> str:
-    head = ["language", "topic", f"visit of {size} pages", "crawls", "on-topic items"]
+def visits_markdown(rows: list[dict[str, Any]], size: int, first: int = 0) -> str:
+    what = f"visit of {size} pages" + (f" (the first of {first})" if first else "")
+    head = ["language", "topic", what, "crawls", "on-topic items"]
     return _table(
         [*head, "correct pushes", "wrong pushes", "F1"],
         [
@@ -268,16 +290,19 @@ def revisits_markdown(rows: list[dict[str, Any]], size: int) -> str:
     )
 
 
-def replay(folder: Path, workers: int, revisit: int = 0, visit: int = 0) -> dict[str, Any]:
+def replay(
+    folder: Path, workers: int, revisit: int = 0, visit: int = 0, first: int = 0
+) -> dict[str, Any]:
     """Judge every kept crawl in ``folder``, each in a fresh process (with ``revisit``, also
-    its revisits of that many pages)."""
+    its revisits of that many pages; with ``visit``, as visits of that many pages after a
+    first of ``first``)."""
     paths = sorted(folder.glob(f"*{SUFFIX}"))
     if not paths:
         raise typer.BadParameter(f"no kept crawls (*{SUFFIX}) in {folder}", param_hint="FOLDER")
     context = multiprocessing.get_context("spawn")
     runs = []
     with context.Pool(workers, maxtasksperchild=1) as pool:
-        jobs = [(path, revisit, visit) for path in paths]
+        jobs = [(path, revisit, visit, first) for path in paths]
         for done, run in enumerate(pool.imap(replay_one, jobs, chunksize=1), 1):
             runs.append(run)
             after = run.get("after_feedback", {}).get("f1")
@@ -350,17 +375,24 @@ def register(bench_cli: typer.Typer) -> None:
             "judged from the state the visit before saved, and the pages they cover judged as "
             "one visit (0: no).",
         ),
+        first: int = typer.Option(
+            0,
+            "--first",
+            min=0,
+            help="With --visits: the first visit reads this many pages, as a concern's first "
+            "visit reads more of the site (0: as many as the others).",
+        ),
     ) -> None:
         """F1 of the push decision judged again on kept crawls (no crawling)."""
-        report = replay(folder, workers, revisit, visit)
+        report = replay(folder, workers, revisit, visit, first)
         out.mkdir(parents=True, exist_ok=True)
         (out / "replay.json").write_text(json.dumps(report, indent=1), encoding="utf-8")
         text = markdown(report)
         if revisit:
             text += "\n\n" + revisits_markdown(report["revisits"], revisit)
         if visit:
-            text += "\n\n" + visits_markdown(report["visits"], visit)
-            text += "\n\n" + one_visit_markdown(report["one_visit"], visit)
+            text += "\n\n" + visits_markdown(report["visits"], visit, first)
+            text += "\n\n" + one_visit_markdown(report["one_visit"], visit, first)
         (out / "replay.md").write_text(text + "\n", encoding="utf-8")
         typer.echo(text)
         typer.echo(f"wrote {out / 'replay.json'} and {out / 'replay.md'}")

@@ -164,3 +164,37 @@ def test_the_pages_the_visits_cover_are_also_judged_as_one_visit(
         assert row["visits"]["correct"] == sum(v["correct"] for v in run["visits"])
         assert row["visits"]["relevant"] == row["one"]["relevant"] == counted["relevant"]
         assert 0.0 <= row["one"]["f1"] <= 1.0
+
+
+def test_a_first_visit_may_read_more_than_the_visits_after_it(
+    small_web: Path, replayed: tuple[Path, Path, str], tmp_path: Path
+) -> None:
+    # as a concern's first visit reads more of the site: 30 pages, then visits of 10
+    import pickle
+
+    from app.cli import cli
+    from lab.bench.match import _judge_all
+
+    kept, _, _ = replayed
+    options = ["--workers", "1", "--visits", "10", "--first", "30", "--out", str(tmp_path)]
+    result = CliRunner().invoke(cli, ["bench", "replay", str(kept), *options])
+    assert result.exit_code == 0, result.output
+    assert "visit of 10 pages (the first of 30)" in result.output
+    report = json.loads((tmp_path / "replay.json").read_text(encoding="utf-8"))
+    for run in report["crawls"]:
+        data = pickle.loads((kept / f"{run['crawl']}.crawl.pickle").read_bytes())
+        pages, keywords, topic = data["pages"], data["keywords"], run["topic"]
+        assert len(run["visits"]) == 1 + (len(pages) - 30) // 10
+        first, judge = _judge_all(pages[:30], keywords)
+        assert run["visits"][0] == _counted(small_web, topic, pages[:30], first)
+        state = json.loads(json.dumps(judge.state()))
+        second, _ = _judge_all(pages[30:40], keywords, state=state)
+        assert run["visits"][1] == _counted(small_web, topic, pages[30:40], second)
+
+
+def test_visit_bounds_cover_whole_visits_only() -> None:
+    from lab.bench.replay import _visit_bounds
+
+    assert _visit_bounds(65, 20) == [(0, 20), (20, 40), (40, 60)]
+    assert _visit_bounds(65, 10, 30) == [(0, 30), (30, 40), (40, 50), (50, 60)]
+    assert _visit_bounds(25, 10, 30) == []
