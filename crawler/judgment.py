@@ -131,7 +131,7 @@ JUDGE_DEFAULTS: dict[str, float] = {
     "expand_short": 6,
     "short_words": 64,
     "expand_at_late": 0.6,
-    "history": 600,
+    "history": 1000,
     "history_words": 128,
 }
 """Judgment parameters (any can be overridden per concern through ``params``)."""
