@@ -37,6 +37,7 @@ if TYPE_CHECKING:
     from crawler.pinning import GuardedBackend, pinned_transport
     from crawler.profile import TopicProfile
     from crawler.relevance import Relevance, score_page
+    from crawler.steering import forget_items
     from crawler.types import Link, Page
     from crawler.urls import canonicalize, host_of, in_scope, registered_domain, trap_reason
 
@@ -78,6 +79,7 @@ _SOURCES: dict[str, str] = {
     "TopicProfile": "crawler.profile",
     "Relevance": "crawler.relevance",
     "score_page": "crawler.relevance",
+    "forget_items": "crawler.steering",
     "Link": "crawler.types",
     "Page": "crawler.types",
     "canonicalize": "crawler.urls",
@@ -137,6 +139,7 @@ __all__ = [
     "crawl",
     "decode_body",
     "ensure_public_url",
+    "forget_items",
     "hamming",
     "host_of",
     "in_scope",

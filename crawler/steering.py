@@ -88,7 +88,7 @@ if TYPE_CHECKING:
     from crawler.frontier import Entry, Frontier
     from crawler.judgment import Judge
 
-__all__ = ["KNOWN_CAP", "Steering", "url_pattern"]
+__all__ = ["KNOWN_CAP", "Steering", "forget_items", "url_pattern"]
 
 STEER_STATE_VERSION = 1
 KNOWN_CAP = 10_000
@@ -454,3 +454,11 @@ def _unpack(text: str) -> list[int]:
     except ValueError:
         return []
     return list(struct.unpack(f"<{len(raw) // 8}q", raw[: len(raw) // 8 * 8]))
+
+
+def forget_items(state: Mapping[str, Any] | None) -> dict[str, Any] | None:
+    """An earlier visit's ``Steering.state()`` without the items it remembers: for a visit
+    that reads the site as new (a concern's first, whose items every page is new to)."""
+    if state is None:
+        return None
+    return {k: v for k, v in state.items() if k != "known"}

@@ -115,14 +115,20 @@ def visit_budget(settings: Settings, concern: Concern) -> int:
     pages, the first 800 pages of a crawl were pushed with about as many wrong pages as right
     ones on a one-keyword topic (Chinese F1 0.61 / 0.62); judged as one visit, at 0.79 / 0.77
     (docs/benchmarks.md, "A concern's first visit reads more of the site")."""
-    if concern.model_state:
+    if not first_visit(concern):
         return concern.max_pages
     return int(concern.max_pages * settings.crawl_first_visit_factor)
 
 
+def first_visit(concern: Concern) -> bool:
+    """Whether the concern's next visit is its first: it has no model yet (new, or its
+    keywords changed)."""
+    return not concern.model_state
+
+
 def crawl_config(settings: Settings, site: Site, concerns: list[Concern]) -> CrawlConfig:
     """The CrawlConfig of one visit: settings for fetching, the concerns for the budget."""
-    from crawler import CrawlConfig, FetchConfig
+    from crawler import CrawlConfig, FetchConfig, forget_items
 
     fetch = FetchConfig(
         user_agent=settings.user_agent,
@@ -146,6 +152,11 @@ def crawl_config(settings: Settings, site: Site, concerns: list[Concern]) -> Cra
     for c in concerns:
         params.update(c.params or {})
     learned = (site.checkpoint or {}).get("learned") or {}
+    steer = learned.get("steer")
+    if any(first_visit(c) for c in concerns):
+        # the items the site's last visits fetched are new to a concern's first visit: they
+        # are not passed over
+        steer = forget_items(steer)
     return CrawlConfig(
         max_pages=max(visit_budget(settings, c) for c in concerns),
         time_limit=settings.crawl_time_limit,
@@ -159,7 +170,7 @@ def crawl_config(settings: Settings, site: Site, concerns: list[Concern]) -> Cra
         # starts from what the site's last visit learned
         scorer="model",
         judge_state=learned.get("judge"),
-        strategy_state=learned.get("steer"),
+        strategy_state=steer,
     )
 
 

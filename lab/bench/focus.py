@@ -212,6 +212,7 @@ async def _revisit(
 ) -> dict[str, Any]:
     """A second visit after 5 % of the items changed: the default strategy starting from what
     the first visit learned, from that without the items it fetched, and cold; and bfs."""
+    from crawler import forget_items
     from lab.mutate import changed
     from lab.process import lab_server
     from lab.runner import run_crawl
@@ -241,9 +242,7 @@ async def _revisit(
             )
         per_fetch: dict[str, float] = {}
         with lab_server(later) as proxy:
-            steer = dict(first.state.get("steer") or {})
-            steer.pop("known", None)
-            forgetful = {**first.state, "steer": steer}
+            forgetful = {**first.state, "steer": forget_items(first.state.get("steer"))}
             for label, strategy, state in (
                 ("default, warm", DEFAULT_STRATEGY, first.state),
                 ("default, warm, items not remembered", DEFAULT_STRATEGY, forgetful),

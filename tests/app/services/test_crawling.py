@@ -192,6 +192,37 @@ def test_a_concerns_first_visit_reads_more_of_the_site() -> None:
         Settings(crawl_first_visit_factor=0.5)
 
 
+def test_a_concerns_first_visit_does_not_pass_over_the_items_the_site_already_gave(
+    crawl_env: None,
+) -> None:
+    # The site's saved state remembers the items its last visits fetched, and the next visit
+    # passes over them; but to a concern that reads the site for the first time they are new.
+    from app.core.config import Settings
+    from app.services.crawling import crawl_config
+    from crawler.profile import TopicProfile
+    from crawler.steering import Steering
+    from crawler.types import Page
+
+    visited = Steering(TopicProfile.from_keywords(["足球"]))
+    story = "http://t.test/news/1.html"
+    visited.observe(Page(url=story, final_url=story, status=200, title="足球"), 0.9, False)
+    learned = {"steer": visited.state()}
+    site = Site(
+        scope_key="host:http://t.test/",
+        seed_url="http://t.test/",
+        scope="host",
+        checkpoint={"learned": learned},
+    )
+    new = Concern(owner_id=1, seed_url=site.seed_url, max_pages=200)
+    known = Concern(owner_id=1, seed_url=site.seed_url, max_pages=200, model_state={"version": 3})
+    assert crawl_config(Settings(), site, [known]).strategy_state == learned["steer"]
+    for concerns in ([new], [known, new]):
+        state = crawl_config(Settings(), site, concerns).strategy_state
+        assert state is not None and "known" not in state
+        assert state["stats"] == learned["steer"]["stats"]  # what it learned of the site stays
+    assert len(_remembered(learned["steer"])) == 1
+
+
 def _remembered(steer_state: dict) -> set[int]:
     """The items a site's saved link statistics remember (``Steering.known`` once loaded)."""
     from crawler.profile import TopicProfile
