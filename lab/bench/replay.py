@@ -57,16 +57,14 @@ def save_capture(
     return target
 
 
-def replay_one(
-    job: tuple[Path, int] | tuple[Path, int, int] | tuple[Path, int, int, int],
-) -> dict[str, Any]:
+def replay_one(job: tuple[Path, int, int, int]) -> dict[str, Any]:
     """Judge one kept crawl again: F1 of the replayed decision (and after the clicks); with a
     revisit size, also its revisits' counts (``_revisits``); with a visit size (and the first
     visit's, 0: the same), its consecutive visits' counts (``_visits``)."""
     from lab.bench.match import _judge_all, _prf, feedback_clicks
     from lab.truth import Truth
 
-    path, revisit, visit, first = (*job, 0, 0)[:4]
+    path, revisit, visit, first = job
     data = pickle.loads(path.read_bytes())  # noqa: S301 (files `bench match --keep` wrote)
     pages, topic, keywords = data["pages"], data["topic"], data["keywords"]
     truth = Truth.load(Path(data["web"]))
@@ -216,7 +214,7 @@ def one_visit_summary(runs: list[dict[str, Any]]) -> list[dict[str, Any]]:
     for run in runs:
         row = groups.setdefault(
             (run["lang"], run["topic"]),
-            {"lang": run["lang"], "topic": run["topic"], "crawls": 0, "pages": 0}
+            {"lang": run["lang"], "topic": run["topic"], "crawls": 0}
             | {"visits": dict.fromkeys(_COUNTS[1:], 0), "one": dict.fromkeys(_COUNTS[1:], 0)},
         )
         row["crawls"] += 1
@@ -238,9 +236,7 @@ def one_visit_markdown(rows: list[dict[str, Any]], size: int, first: int = 0) ->
     return _table(
         [
             *head,
-            f"as visits of {size}"
-            + (f" (the first of {first})" if first else "")
-            + ": right / wrong",
+            f"as visits of {size}{_first_of(first)}: right / wrong",
             "as one visit: right / wrong",
         ],
         [
@@ -251,9 +247,14 @@ def one_visit_markdown(rows: list[dict[str, Any]], size: int, first: int = 0) ->
     )
 
 
+def _first_of(first: int) -> str:
+    """What a column's heading adds when the first visit has its own size."""
+    return f" (the first of {first})" if first else ""
+
+
 def visits_markdown(rows: list[dict[str, Any]], size: int, first: int = 0) -> str:
-    what = f"visit of {size} pages" + (f" (the first of {first})" if first else "")
-    head = ["language", "topic", what, "crawls", "on-topic items"]
+    visit = f"visit of {size} pages{_first_of(first)}"
+    head = ["language", "topic", visit, "crawls", "on-topic items"]
     return _table(
         [*head, "correct pushes", "wrong pushes", "F1"],
         [
