@@ -16,7 +16,9 @@ revisits start from its last visit's saved model. With ``--visits N`` it cuts ea
 consecutive visits of N pages (the service's default budget is 200), each starting from the
 state the one before saved, and counts each visit's pushes (``_visits``): what a concern
 visited again and again pushes, visit after visit, as the crawl moves on to other parts of the
-site.
+site. With ``--param KEY=VALUE`` (repeatable; a key of ``crawler.judgment.JUDGE_DEFAULTS``)
+every judgment of the replay takes that parameter: a setting compared with the default on the
+same pages, by two runs of the command.
 
 The kept crawls are Python pickles, which can run code when read: replay only a folder that
 ``bench match --keep`` wrote on this machine.
@@ -57,19 +59,20 @@ def save_capture(
     return target
 
 
-def replay_one(job: tuple[Path, int, int, int]) -> dict[str, Any]:
+def replay_one(job: tuple[Path, int, int, int, dict[str, float]]) -> dict[str, Any]:
     """Judge one kept crawl again: F1 of the replayed decision (and after the clicks); with a
     revisit size, also its revisits' counts (``_revisits``); with a visit size (and the first
-    visit's, 0: the same), its consecutive visits' counts (``_visits``)."""
+    visit's, 0: the same), its consecutive visits' counts (``_visits``). Every judgment of it
+    takes the job's judgment ``params`` (``JUDGE_DEFAULTS`` keys; none: the defaults)."""
     from lab.bench.match import _judge_all, _prf, feedback_clicks
     from lab.truth import Truth
 
-    path, revisit, visit, first = job
+    path, revisit, visit, first, params = job
     data = pickle.loads(path.read_bytes())  # noqa: S301 (files `bench match --keep` wrote)
     pages, topic, keywords = data["pages"], data["topic"], data["keywords"]
     truth = Truth.load(Path(data["web"]))
     relevant = _on_topic(pages, truth, topic)
-    pushed, judge = _judge_all(pages, keywords)
+    pushed, judge = _judge_all(pages, keywords, params=params)
     out: dict[str, Any] = {
         "crawl": path.name.removesuffix(SUFFIX),
         "web": Path(data["web"]).name,
@@ -79,16 +82,20 @@ def replay_one(job: tuple[Path, int, int, int]) -> dict[str, Any]:
     }
     if topic == "football":
         clicks = feedback_clicks(pages, pushed, relevant)
-        after, _ = _judge_all(pages, keywords, state=judge.state(), feedback=clicks)
+        after, _ = _judge_all(pages, keywords, state=judge.state(), feedback=clicks, params=params)
         out["after_feedback"] = _prf(after, relevant)
     if revisit:
-        out["revisits"] = _revisits(pages, keywords, truth, topic, revisit)
+        out["revisits"] = _revisits(pages, keywords, truth, topic, revisit, params)
     if visit:
         bounds = _visit_bounds(len(pages), visit, first)
-        out["visits"] = _visits(pages, keywords, truth, topic, bounds)
+        out["visits"] = _visits(pages, keywords, truth, topic, bounds, params)
         covered = pages[: bounds[-1][1] if bounds else 0]
         # the whole crawl, when the visits cover it, was judged as one visit above
-        whole = pushed if len(covered) == len(pages) else _judge_all(covered, keywords)[0]
+        whole = (
+            pushed
+            if len(covered) == len(pages)
+            else _judge_all(covered, keywords, params=params)[0]
+        )
         out["one_visit"] = _pushes(whole, covered, truth, topic)
     return out
 
@@ -106,7 +113,12 @@ _COUNTS = ("revisits", "relevant", "correct", "wrong")
 
 
 def _revisits(
-    pages: list[Any], keywords: list[str], truth: Any, topic: str, size: int
+    pages: list[Any],
+    keywords: list[str],
+    truth: Any,
+    topic: str,
+    size: int,
+    params: dict[str, float] | None = None,
 ) -> dict[str, int]:
     """A kept crawl as a visit and its short revisits: the model of the crawl's first half
     (fetch order) judges the second half in revisits of ``size`` pages each, every revisit
@@ -115,12 +127,12 @@ def _revisits(
     from lab.bench.match import _judge_all
 
     half = len(pages) // 2
-    _, judge = _judge_all(pages[:half], keywords)
+    _, judge = _judge_all(pages[:half], keywords, params=params)
     state = _stored(judge)
     counts = dict.fromkeys(_COUNTS, 0)
     for start in range(half, len(pages) - size + 1, size):
         chunk = pages[start : start + size]
-        pushed, _ = _judge_all(chunk, keywords, state=state)
+        pushed, _ = _judge_all(chunk, keywords, state=state, params=params)
         counts["revisits"] += 1
         for key, n in _pushes(pushed, chunk, truth, topic).items():
             counts[key] += n
@@ -139,7 +151,12 @@ def _visit_bounds(n: int, size: int, first: int = 0) -> list[tuple[int, int]]:
 
 
 def _visits(
-    pages: list[Any], keywords: list[str], truth: Any, topic: str, bounds: list[tuple[int, int]]
+    pages: list[Any],
+    keywords: list[str],
+    truth: Any,
+    topic: str,
+    bounds: list[tuple[int, int]],
+    params: dict[str, float] | None = None,
 ) -> list[dict[str, int]]:
     """A kept crawl as consecutive visits (``bounds``: ``_visit_bounds``) in fetch order, each
     judged from the state the visit before saved (as the service stores it): each visit's
@@ -150,7 +167,7 @@ def _visits(
     out = []
     for start, end in bounds:
         chunk = pages[start:end]
-        pushed, judge = _judge_all(chunk, keywords, state=state)
+        pushed, judge = _judge_all(chunk, keywords, state=state, params=params)
         state = _stored(judge)
         out.append(_pushes(pushed, chunk, truth, topic))
     return out
@@ -292,18 +309,23 @@ def revisits_markdown(rows: list[dict[str, Any]], size: int) -> str:
 
 
 def replay(
-    folder: Path, workers: int, revisit: int = 0, visit: int = 0, first: int = 0
+    folder: Path,
+    workers: int,
+    revisit: int = 0,
+    visit: int = 0,
+    first: int = 0,
+    params: dict[str, float] | None = None,
 ) -> dict[str, Any]:
     """Judge every kept crawl in ``folder``, each in a fresh process (with ``revisit``, also
     its revisits of that many pages; with ``visit``, as visits of that many pages after a
-    first of ``first``)."""
+    first of ``first``; with ``params``, every judgment with those judgment parameters)."""
     paths = sorted(folder.glob(f"*{SUFFIX}"))
     if not paths:
         raise typer.BadParameter(f"no kept crawls (*{SUFFIX}) in {folder}", param_hint="FOLDER")
     context = multiprocessing.get_context("spawn")
     runs = []
     with context.Pool(workers, maxtasksperchild=1) as pool:
-        jobs = [(path, revisit, visit, first) for path in paths]
+        jobs = [(path, revisit, visit, first, dict(params or {})) for path in paths]
         for done, run in enumerate(pool.imap(replay_one, jobs, chunksize=1), 1):
             runs.append(run)
             after = run.get("after_feedback", {}).get("f1")
@@ -311,7 +333,11 @@ def replay(
                 f"[{done}/{len(paths)}] {run['crawl']}: F1 {run['model']['f1']:.3f}"
                 + (f", after {CLICKS} clicks {after:.3f}" if after is not None else "")
             )
-    report: dict[str, Any] = {"crawls": runs, "summary": summary(runs)}
+    report: dict[str, Any] = {
+        "params": dict(params or {}),
+        "crawls": runs,
+        "summary": summary(runs),
+    }
     if revisit:
         report["revisits"] = revisit_summary(runs)
     if visit:
@@ -349,6 +375,29 @@ def markdown(report: dict[str, Any]) -> str:
     return _table(["web", "topic", "kept crawls", "F1 (mean)", f"after {CLICKS} clicks"], rows)
 
 
+def judgment_params(given: list[str]) -> dict[str, float]:
+    """``KEY=VALUE`` options as judgment parameters; an unknown key or a value that is not a
+    number is refused, naming the keys there are (the model would ignore them)."""
+    from crawler.judgment import JUDGE_DEFAULTS
+
+    params: dict[str, float] = {}
+    for item in given:
+        key, sep, value = item.partition("=")
+        key = key.strip()
+        if not sep or key not in JUDGE_DEFAULTS:
+            known = ", ".join(sorted(JUDGE_DEFAULTS))
+            raise typer.BadParameter(
+                f"{item!r}: expected KEY=VALUE with KEY one of {known}", param_hint="--param"
+            )
+        try:
+            params[key] = float(value)
+        except ValueError:
+            raise typer.BadParameter(
+                f"{item!r}: {value.strip()!r} is not a number", param_hint="--param"
+            ) from None
+    return params
+
+
 def register(bench_cli: typer.Typer) -> None:
     """Add `bench replay` to the bench group."""
 
@@ -383,12 +432,24 @@ def register(bench_cli: typer.Typer) -> None:
             help="With --visits: the first visit reads this many pages, as a concern's first "
             "visit reads more of the site (0: as many as the others).",
         ),
+        param: list[str] = typer.Option(
+            [],
+            "--param",
+            metavar="KEY=VALUE",
+            help="A judgment parameter for every judgment of the replay (crawler.judgment."
+            "JUDGE_DEFAULTS; repeatable), to compare a setting with the default on the same "
+            "pages.",
+        ),
     ) -> None:
         """F1 of the push decision judged again on kept crawls (no crawling)."""
-        report = replay(folder, workers, revisit, visit, first)
+        params = judgment_params(param)
+        report = replay(folder, workers, revisit, visit, first, params)
         out.mkdir(parents=True, exist_ok=True)
         (out / "replay.json").write_text(json.dumps(report, indent=1), encoding="utf-8")
         text = markdown(report)
+        if params:
+            given = ", ".join(f"{k} = {v:g}" for k, v in params.items())
+            text = f"Judged with {given} (the other parameters at their defaults).\n\n" + text
         if revisit:
             text += "\n\n" + revisits_markdown(report["revisits"], revisit)
         if visit:

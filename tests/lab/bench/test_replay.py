@@ -198,3 +198,56 @@ def test_visit_bounds_cover_whole_visits_only() -> None:
     assert _visit_bounds(65, 20) == [(0, 20), (20, 40), (40, 60)]
     assert _visit_bounds(65, 10, 30) == [(0, 30), (30, 40), (40, 50), (50, 60)]
     assert _visit_bounds(25, 10, 30) == []
+
+
+def test_a_judgment_parameter_applies_to_every_judgment_of_the_replay(
+    small_web: Path, replayed: tuple[Path, Path, str], tmp_path: Path
+) -> None:
+    import pickle
+
+    from app.cli import cli
+    from lab.bench.match import _judge_all, _prf
+    from lab.bench.replay import _on_topic
+    from lab.truth import Truth
+
+    kept, _, _ = replayed
+    params = {"threshold": 0.9, "expand": 0.0}
+    options = ["--workers", "1", "--visits", "20", "--out", str(tmp_path)]
+    options += ["--param", "threshold=0.9", "--param", "expand=0"]
+    result = CliRunner().invoke(cli, ["bench", "replay", str(kept), *options])
+    assert result.exit_code == 0, result.output
+    assert "Judged with threshold = 0.9, expand = 0" in result.output
+    report = json.loads((tmp_path / "replay.json").read_text(encoding="utf-8"))
+    assert report["params"] == params
+    truth = Truth.load(small_web)
+    for run in report["crawls"]:
+        data = pickle.loads((kept / f"{run['crawl']}.crawl.pickle").read_bytes())
+        pages, keywords, topic = data["pages"], data["keywords"], run["topic"]
+        # the whole crawl, and each visit from the state the one before saved, with them
+        pushed, _ = _judge_all(pages, keywords, params=params)
+        assert run["model"] == _prf(pushed, _on_topic(pages, truth, topic))
+        _, judge = _judge_all(pages[:20], keywords, params=params)
+        state = json.loads(json.dumps(judge.state()))
+        second, _ = _judge_all(pages[20:40], keywords, state=state, params=params)
+        assert run["visits"][1] == _counted(small_web, topic, pages[20:40], second)
+
+
+@pytest.mark.parametrize(
+    ("given", "said"),
+    [
+        ("treshold=0.9", "KEY one of"),  # a misspelt key would be ignored by the model
+        ("threshold", "KEY=VALUE"),
+        ("threshold=high", "'high' is not a number"),
+    ],
+)
+def test_a_judgment_parameter_the_model_does_not_know_is_refused(
+    replayed: tuple[Path, Path, str], tmp_path: Path, given: str, said: str
+) -> None:
+    from app.cli import cli
+
+    kept, _, _ = replayed
+    options = ["--param", given, "--out", str(tmp_path)]
+    result = CliRunner().invoke(cli, ["bench", "replay", str(kept), *options])
+    assert result.exit_code == 2
+    assert said in result.output and "threshold" in result.output
+    assert not (tmp_path / "replay.json").exists()  # refused before any judging
