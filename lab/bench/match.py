@@ -56,12 +56,14 @@ def _prf(pushed: set[str], relevant: set[str]) -> dict[str, float]:
 
 
 async def _crawl(
-    proxy: str, seed: str, keywords: list[str], pages: int
+    proxy: str, seed: str, keywords: list[str], pages: int, params: dict[str, float] | None = None
 ) -> tuple[list[Any], set[str]]:
     from crawler import CrawlConfig, TopicProfile, crawl
     from lab.runner import lab_fetch_config
 
-    config = CrawlConfig(max_pages=pages, scope="any", fetch=lab_fetch_config(proxy, 16))
+    config = CrawlConfig(
+        max_pages=pages, scope="any", fetch=lab_fetch_config(proxy, 16), params=dict(params or {})
+    )
     fetched: list[Any] = []
     matched: set[str] = set()
     async for event in crawl([seed], TopicProfile.from_keywords(keywords), config):
@@ -87,7 +89,13 @@ def _judge_all(pages: list[Any], keywords: list[str], **kwargs: Any) -> tuple[se
 
 
 def _topic_run(
-    truth: Any, lang: str, topic: str, keywords: list[str], pages: list[Any], matched: set[str]
+    truth: Any,
+    lang: str,
+    topic: str,
+    keywords: list[str],
+    pages: list[Any],
+    matched: set[str],
+    params: dict[str, float] | None = None,
 ) -> dict[str, Any]:
     from crawler import TopicProfile, score_page
     from crawler import text as textmod
@@ -105,8 +113,9 @@ def _topic_run(
             textmod.tokenize(" ".join((p.title, p.meta_keywords, p.description, p.text)))
         )
     }
+    params = dict(params or {})
     started = time.process_time()
-    replayed, judge = _judge_all(pages, keywords)
+    replayed, judge = _judge_all(pages, keywords, params=params)
     cpu_ms = (time.process_time() - started) / max(1, len(pages)) * 1000
     out: dict[str, Any] = {
         "topic": topic,
@@ -124,10 +133,10 @@ def _topic_run(
     # the order in which concurrent fetches arrived)
     out["sensitivity"] = {}
     for setting, threshold in SENSITIVITY.items():
-        if threshold == JUDGE_DEFAULTS["threshold"]:
+        if threshold == params.get("threshold", JUDGE_DEFAULTS["threshold"]):
             pushed = replayed
         else:
-            pushed, _ = _judge_all(pages, keywords, params={"threshold": threshold})
+            pushed, _ = _judge_all(pages, keywords, params={**params, "threshold": threshold})
         out["sensitivity"][setting] = {
             **_prf(pushed, relevant),
             "threshold": threshold,
@@ -135,7 +144,7 @@ def _topic_run(
         }
     if topic == "football":
         clicks = feedback_clicks(pages, matched, relevant)
-        after, _ = _judge_all(pages, keywords, state=judge.state(), feedback=clicks)
+        after, _ = _judge_all(pages, keywords, state=judge.state(), feedback=clicks, params=params)
         out["after_feedback"] = {
             **_prf(after, relevant),
             "hubs_pushed": len(after & hubs),
@@ -181,12 +190,14 @@ async def _bench(
     seed_key: str,
     repeats: int = 1,
     keep: Path | None = None,
+    params: dict[str, float] | None = None,
 ) -> dict[str, Any]:
     from lab.judge import TOPIC_KEYWORDS
     from lab.process import lab_server
     from lab.truth import Truth
 
-    report: dict[str, Any] = {"pages": pages, "repeats": repeats, "webs": []}
+    params = dict(params or {})
+    report: dict[str, Any] = {"pages": pages, "repeats": repeats, "params": params, "webs": []}
     for web in webs:
         manifest = json.loads((web / "manifest.json").read_text(encoding="utf-8"))
         lang = manifest.get("lang", "zh")
@@ -197,20 +208,21 @@ async def _bench(
             for topic, keywords in TOPIC_KEYWORDS[lang].items():
                 repeated = []
                 for n in range(repeats):
-                    fetched, matched = await _crawl(proxy, seed, keywords, pages)
+                    fetched, matched = await _crawl(proxy, seed, keywords, pages, params)
                     if keep is not None:
                         from lab.bench.replay import save_capture
 
                         name = f"{web.name}.{topic}.{n}"
                         save_capture(keep / name, web, topic, keywords, fetched, matched)
-                    run = _topic_run(truth, lang, topic, keywords, fetched, matched)
+                    run = _topic_run(truth, lang, topic, keywords, fetched, matched, params)
                     repeated.append(run)
                     typer.echo(_line(web.name, run))
                 runs.append(_median_run(repeated))
         report["webs"].append({"web": str(web), "lang": lang, "seed": seed, "runs": runs})
         _plot(report["webs"][-1], out / f"match_{web.name}.png")
         (out / "match.json").write_text(json.dumps(report, ensure_ascii=False, indent=1), "utf-8")
-        (out / "match.md").write_text(markdown(report) + "\n", encoding="utf-8")
+        text = params_note(params) + markdown(report)
+        (out / "match.md").write_text(text + "\n", encoding="utf-8")
     return report
 
 
@@ -229,6 +241,14 @@ def _line(web: str, run: dict[str, Any]) -> str:
         )
     parts.append(f"judgment {run['judgment_cpu_ms_per_page']} ms/page")
     return " | ".join(parts)
+
+
+def params_note(params: dict[str, float]) -> str:
+    """The line that says which judgment parameters a report was made with ("" for none)."""
+    if not params:
+        return ""
+    given = ", ".join(f"{k} = {v:g}" for k, v in params.items())
+    return f"Judged with {given} (the other parameters at their defaults).\n\n"
 
 
 def markdown(report: dict[str, Any]) -> str:
@@ -314,6 +334,35 @@ def _plot(web: dict[str, Any], path: Path) -> None:
     plt.close(fig)
 
 
+def judgment_params(given: list[str]) -> dict[str, float]:
+    """``KEY=VALUE`` options as judgment parameters; an unknown key or a value that is not a
+    number is refused, naming the keys there are (the model would ignore them)."""
+    from crawler.judgment import JUDGE_DEFAULTS
+
+    params: dict[str, float] = {}
+    for item in given:
+        key, sep, value = item.partition("=")
+        key = key.strip()
+        if not sep or key not in JUDGE_DEFAULTS:
+            known = ", ".join(sorted(JUDGE_DEFAULTS))
+            raise typer.BadParameter(
+                f"{item!r}: expected KEY=VALUE with KEY one of {known}", param_hint="--param"
+            )
+        try:
+            params[key] = float(value)
+        except ValueError:
+            raise typer.BadParameter(
+                f"{item!r}: {value.strip()!r} is not a number", param_hint="--param"
+            ) from None
+    return params
+
+
+PARAM_HELP = (
+    "A judgment parameter (crawler.judgment.JUDGE_DEFAULTS; repeatable), to compare a setting "
+    "with the default."
+)
+
+
 def register(bench_cli: typer.Typer) -> None:
     """Add `bench match` to the bench group."""
 
@@ -335,11 +384,15 @@ def register(bench_cli: typer.Typer) -> None:
             "--keep",
             help="Also keep each crawl's fetched pages in this folder, for `bench replay`.",
         ),
+        param: list[str] = typer.Option(
+            [], "--param", metavar="KEY=VALUE", help=PARAM_HELP + " The crawls run with it too."
+        ),
     ) -> None:
         """Precision, recall and F1 of what is pushed, on each lab web and topic."""
+        params = judgment_params(param)
         logging.basicConfig(level=logging.WARNING)
         out.mkdir(parents=True, exist_ok=True)
         if keep is not None:
             keep.mkdir(parents=True, exist_ok=True)
-        asyncio.run(_bench(web, out, pages, seed, repeats, keep))
+        asyncio.run(_bench(web, out, pages, seed, repeats, keep, params))
         typer.echo(f"wrote {out / 'match.json'}, {out / 'match.md'} and the plots")

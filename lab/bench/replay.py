@@ -36,7 +36,7 @@ from typing import Any
 
 import typer
 
-from lab.bench.match import CLICKS
+from lab.bench.match import CLICKS, PARAM_HELP, judgment_params, params_note
 
 SUFFIX = ".crawl.pickle"
 
@@ -375,29 +375,6 @@ def markdown(report: dict[str, Any]) -> str:
     return _table(["web", "topic", "kept crawls", "F1 (mean)", f"after {CLICKS} clicks"], rows)
 
 
-def judgment_params(given: list[str]) -> dict[str, float]:
-    """``KEY=VALUE`` options as judgment parameters; an unknown key or a value that is not a
-    number is refused, naming the keys there are (the model would ignore them)."""
-    from crawler.judgment import JUDGE_DEFAULTS
-
-    params: dict[str, float] = {}
-    for item in given:
-        key, sep, value = item.partition("=")
-        key = key.strip()
-        if not sep or key not in JUDGE_DEFAULTS:
-            known = ", ".join(sorted(JUDGE_DEFAULTS))
-            raise typer.BadParameter(
-                f"{item!r}: expected KEY=VALUE with KEY one of {known}", param_hint="--param"
-            )
-        try:
-            params[key] = float(value)
-        except ValueError:
-            raise typer.BadParameter(
-                f"{item!r}: {value.strip()!r} is not a number", param_hint="--param"
-            ) from None
-    return params
-
-
 def register(bench_cli: typer.Typer) -> None:
     """Add `bench replay` to the bench group."""
 
@@ -436,9 +413,7 @@ def register(bench_cli: typer.Typer) -> None:
             [],
             "--param",
             metavar="KEY=VALUE",
-            help="A judgment parameter for every judgment of the replay (crawler.judgment."
-            "JUDGE_DEFAULTS; repeatable), to compare a setting with the default on the same "
-            "pages.",
+            help=PARAM_HELP + " Every judgment of the replay takes it.",
         ),
     ) -> None:
         """F1 of the push decision judged again on kept crawls (no crawling)."""
@@ -447,9 +422,7 @@ def register(bench_cli: typer.Typer) -> None:
         out.mkdir(parents=True, exist_ok=True)
         (out / "replay.json").write_text(json.dumps(report, indent=1), encoding="utf-8")
         text = markdown(report)
-        if params:
-            given = ", ".join(f"{k} = {v:g}" for k, v in params.items())
-            text = f"Judged with {given} (the other parameters at their defaults).\n\n" + text
+        text = params_note(params) + text
         if revisit:
             text += "\n\n" + revisits_markdown(report["revisits"], revisit)
         if visit:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from lab.bench.match import _median_run, markdown
@@ -48,3 +49,52 @@ def test_each_sensitivity_setting_gets_a_row_of_what_it_pushed() -> None:
     # a run without the replay (an older report) adds no row
     rows = [line for line in table.splitlines() if line.startswith("| web11 (zh) | football | ")]
     assert len([line for line in rows if "/ 100 |" not in line]) == 1
+
+
+def test_a_judgment_parameter_given_to_bench_match_judges_every_row_with_it(
+    small_web: Path, tmp_path: Path
+) -> None:
+    import json
+    import pickle
+
+    from typer.testing import CliRunner
+
+    from app.cli import cli
+    from crawler.judgment import SENSITIVITY
+    from lab.bench.match import _judge_all, _prf
+    from lab.bench.replay import _on_topic
+    from lab.truth import Truth
+
+    kept, out = tmp_path / "kept", tmp_path / "out"
+    options = ["--web", str(small_web), "--pages", "60", "--keep", str(kept), "--out", str(out)]
+    result = CliRunner().invoke(cli, ["bench", "match", *options, "--param", "expand=0"])
+    assert result.exit_code == 0, result.output
+    report = json.loads((out / "match.json").read_text(encoding="utf-8"))
+    assert report["params"] == {"expand": 0.0}
+    assert (out / "match.md").read_text(encoding="utf-8").startswith("Judged with expand = 0 ")
+    truth = Truth.load(small_web)
+    for run in report["webs"][0]["runs"]:
+        data = pickle.loads((kept / f"{small_web.name}.{run['topic']}.0.crawl.pickle").read_bytes())
+        pages, keywords = data["pages"], data["keywords"]
+        relevant = _on_topic(pages, truth, run["topic"])
+        # each sensitivity row: the kept pages judged with the parameter at that threshold
+        for setting, threshold in SENSITIVITY.items():
+            params = {"expand": 0.0, "threshold": threshold}
+            pushed, _ = _judge_all(pages, keywords, params=params)
+            row = run["sensitivity"][setting]
+            assert {k: row[k] for k in ("precision", "recall", "f1", "pushed")} == _prf(
+                pushed, relevant
+            )
+
+
+def test_a_judgment_parameter_bench_match_does_not_know_is_refused(
+    small_web: Path, tmp_path: Path
+) -> None:
+    from typer.testing import CliRunner
+
+    from app.cli import cli
+
+    options = ["--web", str(small_web), "--param", "expnad=0", "--out", str(tmp_path)]
+    result = CliRunner().invoke(cli, ["bench", "match", *options])
+    assert result.exit_code == 2 and "KEY one of" in result.output
+    assert not (tmp_path / "match.json").exists()
