@@ -25,8 +25,10 @@ labelled data from the user:
 4. **Neighbours** — the unlabelled pages weigh as negatives by their closeness to the
    positives' part of the site (title section and co-citation, ``crawler.siteareas``), so the
    model learns "football vs other sport", not "sport vs the rest"; the log of that closeness is
-   added to the score before calibration. A user's verdict on a fetched page (same title)
-   overrides its pseudo-label; ``c`` is taken over the literal positives only.
+   added to the score before calibration (``area_walk``, off by default: the links' closeness
+   taken from a walk over them instead of co-citation, ``SiteAreas.affinity``). A user's
+   verdict on a fetched page (same title) overrides its pseudo-label; ``c`` is taken over the
+   literal positives only.
 5. **Self-training** — the literal positives are few and narrow (the pages that print the
    word). Once the visit has ``warm_items`` items, and again at its end, the unlabelled items the
    fit judges relevant (probability ≥ ``expand_at``) join the positives, weighted by that
@@ -133,6 +135,7 @@ JUDGE_DEFAULTS: dict[str, float] = {
     "expand_at_late": 0.6,
     "history": 1000,
     "history_words": 128,
+    "area_walk": 0.0,
 }
 """Judgment parameters (any can be overridden per concern through ``params``)."""
 
@@ -920,7 +923,9 @@ class Judge:
         if p["area"]:
             # contrast the positives with their neighbours, not with the whole site
             self.affinity = self.areas.affinity(
-                (s.url for s in items), {s.url for s, y in zip(items, labels, strict=True) if y}
+                (s.url for s in items),
+                {s.url for s, y in zip(items, labels, strict=True) if y},
+                walk=p["area_walk"],
             )
             floor = p["area_floor"]
             weights = [

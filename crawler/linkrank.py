@@ -52,11 +52,15 @@ def pagerank(
     *,
     d: float = 0.85,
     start: np.ndarray | None = None,
+    restart: np.ndarray | None = None,
     tol: float = 1e-6,
     max_iter: int = 50,
 ) -> tuple[np.ndarray, int]:
     """Mean-1 (weighted) PageRank of an edge list by power iteration; returns (R, iterations).
 
+    ``restart``: where the walk starts again (and where pages without out-links send their
+    rank), on the same scale (it sums to ``n``); every node alike when None. A restart on a
+    few nodes gives their personalized PageRank: how near each node is to them.
     ``tol`` is the mean absolute change per node at which iteration stops.
     """
     if n == 0:
@@ -66,11 +70,14 @@ def pagerank(
     with np.errstate(divide="ignore", invalid="ignore"):
         share = np.where(wsum[src] > 0, w / wsum[src], 0.0)
     dangling = wsum == 0
+    base = np.ones(n) if restart is None else restart.astype(float)
     r = np.ones(n) if start is None or len(start) != n else start.astype(float)
     it = 0
     for it in range(1, max_iter + 1):  # noqa: B007
-        spread = r[dangling].sum() / n
-        new = (1.0 - d) + d * (np.bincount(dst, weights=r[src] * share, minlength=n) + spread)
+        spread = base * (r[dangling].sum() / n)
+        new = (1.0 - d) * base + d * (
+            np.bincount(dst, weights=r[src] * share, minlength=n) + spread
+        )
         delta = float(np.abs(new - r).mean())
         r = new
         if delta < tol:

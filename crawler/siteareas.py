@@ -16,6 +16,10 @@ site's templates:
   are usually of one area; a page linked from pages whose links lead to the topic's pages is
   near the topic.
 
+With ``walk`` (the judgment's ``area_walk``, off by default), the links' closeness is a
+personalized PageRank from the positives instead of co-citation: it also reaches the pages a
+link or two further (docs/benchmarks.md, "A walk over the links instead of co-citation").
+
 ``SiteAreas`` records both as pages are observed. ``affinity(positives)`` gives each recorded
 item a number in [0, 1]: how densely its section and the pages that cite it (and that it cites)
 lead to the positives, relative to how densely they do for the positives themselves (1 = as
@@ -31,6 +35,9 @@ from collections import Counter
 from collections.abc import Collection, Iterable
 from typing import TypeVar
 
+import numpy as np
+
+from crawler.linkrank import pagerank
 from crawler.urls import directories, public_suffix, registered_domain
 
 K = TypeVar("K")
@@ -75,8 +82,12 @@ class SiteAreas:
         i = self._ids.get(url)
         return self._section.get(i, "") if i is not None else ""
 
-    def affinity(self, items: Iterable[str], positives: Collection[str]) -> Affinity:
-        """How close each page is to the positives' part of the site (module doc)."""
+    def affinity(
+        self, items: Iterable[str], positives: Collection[str], *, walk: float = 0.0
+    ) -> Affinity:
+        """How close each page is to the positives' part of the site (module doc); with
+        ``walk`` (a link-following probability in (0, 1)), the links' closeness is the walk's
+        (``_walk_closeness``) instead of co-citation."""
         items = list(items)
         item_ids = {self._id(u) for u in items}
         pos_ids = {self._ids[u] for u in positives if u in self._ids}
@@ -85,7 +96,11 @@ class SiteAreas:
         sections = _relative(
             by_section, [by_section.get(where[i], 0.0) for i in pos_ids if i in where]
         )
-        cited = self._citation_density(item_ids, pos_ids)
+        cited = (
+            self._walk_closeness(item_ids, pos_ids, walk)
+            if walk
+            else self._citation_density(item_ids, pos_ids)
+        )
         return Affinity(
             self, sections, _relative(cited, [cited.get(i, 0.0) for i in pos_ids]), titled
         )
@@ -138,6 +153,46 @@ class SiteAreas:
                 num[page] = num.get(page, 0.0) + n_pos
                 den[page] = den.get(page, 0.0) + n_items
         return {j: num[j] / den[j] for j in num if den[j] > 0}
+
+    def _walk_closeness(
+        self, items: set[int], positives: set[int], follow: float
+    ) -> dict[int, float]:
+        """Per fetched item: its personalized PageRank from the positives over the links
+        between the fetched pages, both ways, the template links left out — a walk that
+        follows a link with probability ``follow`` and otherwise starts again at a positive
+        (seen from a page: how many short link paths join it to the positives). A positive's
+        own restart is taken from its value (a page does not vouch for itself)."""
+        template = self._template_links()
+        fetched = self._out
+        index = {page: k for k, page in enumerate(fetched)}
+        seeds = [index[i] for i in positives if i in index]
+        if not seeds:
+            return {}
+        src: list[int] = []
+        dst: list[int] = []
+        for page, links in fetched.items():
+            if page in template:
+                continue
+            a = index[page]
+            for j in links:
+                b = index.get(j)
+                if b is not None and b != a and j not in template:
+                    src += (a, b)
+                    dst += (b, a)
+        n = len(index)
+        restart = np.zeros(n)
+        restart[seeds] = n / len(seeds)
+        rank, _ = pagerank(
+            n,
+            np.asarray(src, dtype=np.int64),
+            np.asarray(dst, dtype=np.int64),
+            d=follow,
+            restart=restart,
+            start=restart,
+            max_iter=30,
+        )
+        rank -= (1.0 - follow) * restart
+        return {page: float(rank[k]) for page, k in index.items() if page in items}
 
     def _template_links(self) -> set[int]:
         """The pages that most of one site's fetched pages link to (``_TEMPLATE_SHARE``): a

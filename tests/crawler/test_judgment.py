@@ -326,6 +326,49 @@ def test_site_areas_rank_a_page_near_the_positives_above_one_far_from_them() -> 
     assert neutral(sport[3]) == neutral(finance[3]) == 1.0
 
 
+def test_a_walk_over_the_links_reaches_a_story_two_related_boxes_from_the_positives() -> None:
+    """Titles and URLs that name no section, stories reached through each other's "related"
+    boxes: co-citation sees only the pages one box away from a positive; the walk
+    (``area_walk``) also those a box further, and never the stories no link path joins to
+    them."""
+    areas = SiteAreas()
+    url = "http://x.cn/a/{}.html".format
+    positives = [url(f"p{i}") for i in range(3)]
+    chain = [url(f"s{i}") for i in range(3)]  # p0 → s0 → s1 → s2: one, two, three boxes away
+    apart = [url(f"o{i}") for i in range(4)]  # stories that only link to each other
+    for i, page in enumerate(positives):
+        areas.observe(page, [positives[(i + 1) % 3], *([chain[0]] if i == 0 else [])], "")
+    for i, page in enumerate(chain):
+        areas.observe(page, chain[i + 1 : i + 2], "")
+    for i, page in enumerate(apart):
+        areas.observe(page, [apart[(i + 1) % 4]], "")
+    items = [*positives, *chain, *apart]
+    walk = areas.affinity(items, set(positives), walk=0.3)
+    assert walk(chain[0]) > walk(chain[1]) > walk(chain[2]) > 0.0
+    assert all(walk(page) == 0.0 for page in apart)
+    cited = areas.affinity(items, set(positives))
+    assert cited(chain[0]) > 0.0 and cited(chain[1]) == cited(chain[2]) == 0.0
+    # the judgment's parameter chooses it: a visit of football stories (half say 足球) linked
+    # in a chain, and other stories in a ring of their own
+    rng = random.Random(3)
+    pages = [article(i, FOOTBALL, rng, say="足球" if i % 2 == 0 else "") for i in range(20)]
+    pages += [article(100 + i, OTHER[0], rng) for i in range(20)]
+    for i, page in enumerate(pages):
+        ring = 20 * (i // 20)
+        page.links = [Link(pages[ring + (i + k) % 20].url, "") for k in (1, 2, 3)]
+    closeness = {}
+    for walk_param in (0.0, 0.3):
+        judge = Judge(profile(), params={"area_walk": walk_param, "expand": 0})
+        for page in pages:
+            judge.judge(page)
+        judge.finish()
+        closeness[walk_param] = [judge._area(seen) for seen in judge.seen]
+    # both keep the ring of other stories far from the topic; the two differ in the details
+    assert closeness[0.3] != closeness[0.0]
+    for values in closeness.values():
+        assert max(values[20:]) < min(values[:20])
+
+
 def test_a_box_on_every_page_of_a_site_says_nothing_about_where_its_stories_live() -> None:
     """Titles and URLs that name no section leave co-citation. A "most read" box lists two
     finance stories on every page, the sport channel's too: those links are the site's

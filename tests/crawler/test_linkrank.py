@@ -19,6 +19,23 @@ def test_pagerank_of_a_small_graph_matches_the_closed_form() -> None:
     assert r.sum() == pytest.approx(3)  # mean-1 scale
 
 
+def test_a_restart_on_one_node_gives_its_personalized_pagerank() -> None:
+    # a path 0 – 1 – 2 – 3, links both ways; the walk starts again at node 0 only
+    src, dst = np.array([0, 1, 1, 2, 2, 3]), np.array([1, 0, 2, 1, 3, 2])
+    restart = np.array([4.0, 0.0, 0.0, 0.0])  # on the mean-1 scale: sums to n
+    d = 0.3
+    r, _ = pagerank(4, src, dst, d=d, restart=restart, tol=1e-14, max_iter=500)
+    # R = (1-d)·restart + d·Pᵀ·R, P row-stochastic over each node's links
+    p = np.array([[0, 1, 0, 0], [0.5, 0, 0.5, 0], [0, 0.5, 0, 0.5], [0, 0, 1, 0]])
+    expected = np.linalg.solve(np.eye(4) - d * p.T, (1 - d) * restart)
+    assert r == pytest.approx(expected)
+    assert r[1] > r[2] > r[3] > 0 and r.sum() == pytest.approx(4)
+    # no restart given: every node alike, as before
+    uniform, _ = pagerank(4, src, dst, d=d, tol=1e-14, max_iter=500)
+    alike, _ = pagerank(4, src, dst, d=d, restart=np.ones(4), tol=1e-14, max_iter=500)
+    assert uniform == pytest.approx(alike)
+
+
 def test_weighted_shares_follow_the_weights() -> None:
     src, dst = np.array([0, 0]), np.array([1, 2])
     r, _ = pagerank(3, src, dst, np.array([3.0, 1.0]), tol=1e-12, max_iter=500)
