@@ -346,6 +346,10 @@ def test_a_walk_over_the_links_reaches_a_story_two_related_boxes_from_the_positi
     walk = areas.affinity(items, set(positives), walk=0.3)
     assert walk(chain[0]) > walk(chain[1]) > walk(chain[2]) > 0.0
     assert all(walk(page) == 0.0 for page in apart)
+    # a walk that would never start again is held to one that does
+    assert areas.affinity(items, set(positives), walk=5.0)(chain[0]) == pytest.approx(
+        areas.affinity(items, set(positives), walk=0.95)(chain[0])
+    )
     cited = areas.affinity(items, set(positives))
     assert cited(chain[0]) > 0.0 and cited(chain[1]) == cited(chain[2]) == 0.0
     # the judgment's parameter chooses it: a visit of football stories (half say 足球) linked
