@@ -335,25 +335,23 @@ def _plot(web: dict[str, Any], path: Path) -> None:
 
 
 def judgment_params(given: list[str]) -> dict[str, float]:
-    """``KEY=VALUE`` options as judgment parameters; an unknown key or a value that is not a
-    number is refused, naming the keys there are (the model would ignore them)."""
+    """``NAME=VALUE`` options (read as ``timelypush crawl --param`` reads them) as judgment
+    parameters; a name the model does not know or a value that is not a number is refused,
+    naming the names there are (the model would ignore them)."""
+    from app.cli.crawl import parse_params
     from crawler.judgment import JUDGE_DEFAULTS
 
     params: dict[str, float] = {}
     for item in given:
-        key, sep, value = item.partition("=")
-        key = key.strip()
-        if not sep or key not in JUDGE_DEFAULTS:
+        ((name, value),) = parse_params([item]).items()
+        if name not in JUDGE_DEFAULTS:
             known = ", ".join(sorted(JUDGE_DEFAULTS))
             raise typer.BadParameter(
-                f"{item!r}: expected KEY=VALUE with KEY one of {known}", param_hint="--param"
+                f"{item!r}: expected NAME=VALUE with NAME one of {known}", param_hint="--param"
             )
-        try:
-            params[key] = float(value)
-        except ValueError:
-            raise typer.BadParameter(
-                f"{item!r}: {value.strip()!r} is not a number", param_hint="--param"
-            ) from None
+        if not isinstance(value, int | float):
+            raise typer.BadParameter(f"{item!r}: {value!r} is not a number", param_hint="--param")
+        params[name] = float(value)
     return params
 
 
@@ -385,7 +383,7 @@ def register(bench_cli: typer.Typer) -> None:
             help="Also keep each crawl's fetched pages in this folder, for `bench replay`.",
         ),
         param: list[str] = typer.Option(
-            [], "--param", metavar="KEY=VALUE", help=PARAM_HELP + " The crawls run with it too."
+            [], "--param", metavar="NAME=VALUE", help=PARAM_HELP + " The crawls run with it too."
         ),
     ) -> None:
         """Precision, recall and F1 of what is pushed, on each lab web and topic."""

@@ -16,7 +16,7 @@ revisits start from its last visit's saved model. With ``--visits N`` it cuts ea
 consecutive visits of N pages (the service's default budget is 200), each starting from the
 state the one before saved, and counts each visit's pushes (``_visits``): what a concern
 visited again and again pushes, visit after visit, as the crawl moves on to other parts of the
-site. With ``--param KEY=VALUE`` (repeatable; a key of ``crawler.judgment.JUDGE_DEFAULTS``)
+site. With ``--param NAME=VALUE`` (repeatable; a name in ``crawler.judgment.JUDGE_DEFAULTS``)
 every judgment of the replay takes that parameter: a setting compared with the default on the
 same pages, by two runs of the command.
 
@@ -412,7 +412,7 @@ def register(bench_cli: typer.Typer) -> None:
         param: list[str] = typer.Option(
             [],
             "--param",
-            metavar="KEY=VALUE",
+            metavar="NAME=VALUE",
             help=PARAM_HELP + " Every judgment of the replay takes it.",
         ),
     ) -> None:
@@ -421,8 +421,7 @@ def register(bench_cli: typer.Typer) -> None:
         report = replay(folder, workers, revisit, visit, first, params)
         out.mkdir(parents=True, exist_ok=True)
         (out / "replay.json").write_text(json.dumps(report, indent=1), encoding="utf-8")
-        text = markdown(report)
-        text = params_note(params) + text
+        text = params_note(params) + markdown(report)
         if revisit:
             text += "\n\n" + revisits_markdown(report["revisits"], revisit)
         if visit:

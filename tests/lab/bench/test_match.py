@@ -96,5 +96,5 @@ def test_a_judgment_parameter_bench_match_does_not_know_is_refused(
 
     options = ["--web", str(small_web), "--param", "expnad=0", "--out", str(tmp_path)]
     result = CliRunner().invoke(cli, ["bench", "match", *options])
-    assert result.exit_code == 2 and "KEY one of" in result.output
+    assert result.exit_code == 2 and "NAME one of" in result.output
     assert not (tmp_path / "match.json").exists()

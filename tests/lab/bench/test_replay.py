@@ -235,8 +235,8 @@ def test_a_judgment_parameter_applies_to_every_judgment_of_the_replay(
 @pytest.mark.parametrize(
     ("given", "said"),
     [
-        ("treshold=0.9", "KEY one of"),  # a misspelt key would be ignored by the model
-        ("threshold", "KEY=VALUE"),
+        ("treshold=0.9", "NAME one of"),  # a misspelt key would be ignored by the model
+        ("threshold", "NAME=VALUE"),
         ("threshold=high", "'high' is not a number"),
     ],
 )
