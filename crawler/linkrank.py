@@ -70,7 +70,8 @@ def pagerank(
     with np.errstate(divide="ignore", invalid="ignore"):
         share = np.where(wsum[src] > 0, w / wsum[src], 0.0)
     dangling = wsum == 0
-    base = np.ones(n) if restart is None else restart.astype(float)
+    # a scalar for every node alike: no array per iteration for the ordinary PageRank
+    base: float | np.ndarray = 1.0 if restart is None else restart.astype(float)
     r = np.ones(n) if start is None or len(start) != n else start.astype(float)
     it = 0
     for it in range(1, max_iter + 1):  # noqa: B007
