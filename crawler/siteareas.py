@@ -157,8 +157,9 @@ class SiteAreas:
     def _walk_closeness(
         self, items: set[int], positives: set[int], follow: float
     ) -> dict[int, float]:
-        """Per fetched item: its personalized PageRank from the positives over the links
-        between the fetched pages, both ways, the template links left out — a walk that
+        """Per item: its personalized PageRank from the positives over the links between the
+        fetched pages and from them to the items, both ways, the template links left out — a
+        walk that
         follows a link with probability ``follow`` and otherwise starts again at a positive
         (seen from a page: how many short link paths join it to the positives). A positive's
         own restart is taken from its value (a page does not vouch for itself). ``follow``
@@ -168,9 +169,7 @@ class SiteAreas:
         template = self._template_links()
         fetched = self._out
         index = {page: k for k, page in enumerate(fetched)}
-        seeds = [index[i] for i in positives if i in index]
-        if not seeds:
-            return {}
+        known = items | positives
         src: list[int] = []
         dst: list[int] = []
         for page, links in fetched.items():
@@ -179,9 +178,18 @@ class SiteAreas:
             a = index[page]
             for j in links:
                 b = index.get(j)
+                if b is None and j in known and j not in template:
+                    # an item this visit links to without fetching it (an earlier visit's
+                    # page, which the model still learns from) is a node too: a list page
+                    # that links to the last visit's positives is near the topic, as
+                    # co-citation counts it
+                    b = index[j] = len(index)
                 if b is not None and b != a and j not in template:
                     src += (a, b)
                     dst += (b, a)
+        seeds = [index[i] for i in positives if i in index]
+        if not seeds:
+            return {}
         n = len(index)
         restart = np.zeros(n)
         restart[seeds] = n / len(seeds)

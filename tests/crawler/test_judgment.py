@@ -373,6 +373,28 @@ def test_a_walk_over_the_links_reaches_a_story_two_related_boxes_from_the_positi
         assert max(values[20:]) < min(values[:20])
 
 
+def test_a_walk_in_a_later_visit_starts_from_the_positives_of_earlier_visits() -> None:
+    """A later visit fetches the channel lists again and a few new stories; the stories the
+    last visit fetched (its positives among them) are linked, not fetched. The walk starts
+    from those positives too: a new story listed beside them is near the topic, one listed
+    beside the last visit's other stories is not — as co-citation has it."""
+    areas = SiteAreas()
+    url = "http://x.cn/a/{}.html".format
+    earlier_topic = [url(f"t{i}") for i in range(4)]  # the last visit's positives
+    earlier_other = [url(f"o{i}") for i in range(4)]
+    new_topic, new_other = url("t-new"), url("o-new")
+    # this visit: two list pages fetched again, and the two new stories
+    areas.observe("http://x.cn/list-1.html", [*earlier_topic, new_topic], None)
+    areas.observe("http://x.cn/list-2.html", [*earlier_other, new_other], None)
+    areas.observe(new_topic, [], "")
+    areas.observe(new_other, [], "")
+    items = [*earlier_topic, *earlier_other, new_topic, new_other]
+    for walk in (0.0, 0.3):
+        closeness = areas.affinity(items, set(earlier_topic), walk=walk)
+        assert closeness(new_topic) > 0.5, walk
+        assert closeness(new_other) == 0.0, walk
+
+
 def test_a_box_on_every_page_of_a_site_says_nothing_about_where_its_stories_live() -> None:
     """Titles and URLs that name no section leave co-citation. A "most read" box lists two
     finance stories on every page, the sport channel's too: those links are the site's
