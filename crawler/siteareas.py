@@ -96,14 +96,17 @@ class SiteAreas:
         sections = _relative(
             by_section, [by_section.get(where[i], 0.0) for i in pos_ids if i in where]
         )
-        cited = (
-            self._walk_closeness(item_ids, pos_ids, walk)
-            if walk
-            else self._citation_density(item_ids, pos_ids)
-        )
-        return Affinity(
-            self, sections, _relative(cited, [cited.get(i, 0.0) for i in pos_ids]), titled
-        )
+        if walk:
+            cited = self._walk_closeness(item_ids, pos_ids, walk)
+            # measured against the positives the walk reaches: a later visit learns from the
+            # positives of earlier ones, most of which none of its pages links to (counted as
+            # 0, they made the typical positive's closeness a small number, and every page a
+            # link path joins to a positive, as close as one)
+            reference = [cited[i] for i in pos_ids if i in cited]
+        else:
+            cited = self._citation_density(item_ids, pos_ids)
+            reference = [cited.get(i, 0.0) for i in pos_ids]
+        return Affinity(self, sections, _relative(cited, reference), titled)
 
     def _sections(self, items: dict[str, int]) -> tuple[dict[int, str], frozenset[str]]:
         """Each item's section (absent: its site names none), and the sites whose titles

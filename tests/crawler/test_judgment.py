@@ -393,6 +393,16 @@ def test_a_walk_in_a_later_visit_starts_from_the_positives_of_earlier_visits() -
         closeness = areas.affinity(items, set(earlier_topic), walk=walk)
         assert closeness(new_topic) > 0.5, walk
         assert closeness(new_other) == 0.0, walk
+    # most of the earlier positives are on lists this visit did not fetch again, and the other
+    # list names one of the topic's stories too: the walk measures closeness against the
+    # positives it reaches, so that the many it does not cannot make every linked page as
+    # close as a typical positive
+    unlinked = [url(f"t-old{i}") for i in range(30)]
+    areas.observe("http://x.cn/list-2.html", [*earlier_other, new_other, earlier_topic[0]], None)
+    items += unlinked
+    closeness = areas.affinity(items, {*earlier_topic, *unlinked}, walk=0.3)
+    assert closeness(new_topic) > 0.5
+    assert 0.0 < closeness(new_other) < 0.5 * closeness(new_topic)
 
 
 def test_a_box_on_every_page_of_a_site_says_nothing_about_where_its_stories_live() -> None:
