@@ -190,7 +190,11 @@ class SiteAreas:
                 if b is not None and b != a and j not in template:
                     src += (a, b)
                     dst += (b, a)
-        seeds = [index[i] for i in positives if i in index]
+        # a page no link joins to another says nothing about where it lives: it is no node
+        # (as a seed, its walk would only come back to it)
+        linked = np.zeros(len(index), dtype=bool)
+        linked[src] = True
+        seeds = [index[i] for i in positives if i in index and linked[index[i]]]
         if not seeds:
             return {}
         n = len(index)
@@ -206,7 +210,7 @@ class SiteAreas:
             max_iter=30,
         )
         rank -= (1.0 - follow) * restart
-        return {page: float(rank[k]) for page, k in index.items() if page in items}
+        return {page: float(rank[k]) for page, k in index.items() if page in items and linked[k]}
 
     def _template_links(self) -> set[int]:
         """The pages that most of one site's fetched pages link to (``_TEMPLATE_SHARE``): a

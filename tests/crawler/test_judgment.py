@@ -352,6 +352,15 @@ def test_a_walk_over_the_links_reaches_a_story_two_related_boxes_from_the_positi
     )
     cited = areas.affinity(items, set(positives))
     assert cited(chain[0]) > 0.0 and cited(chain[1]) == cited(chain[2]) == 0.0
+    # stories no link joins leave the walk neutral, as they leave co-citation: a walk that
+    # starts from a positive with no link only comes back to it, and would tell the
+    # positives from the rest by their label alone
+    apart_only = SiteAreas()
+    for page in items:
+        apart_only.observe(page, [], "")
+    for walk_param in (0.0, 0.3):
+        closeness = apart_only.affinity(items, set(positives), walk=walk_param)
+        assert {closeness(page) for page in items} == {1.0}, walk_param
     # the judgment's parameter chooses it: a visit of football stories (half say 足球) linked
     # in a chain, and other stories in a ring of their own
     rng = random.Random(3)
