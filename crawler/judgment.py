@@ -23,10 +23,10 @@ labelled data from the user:
    (``_relevance``). The previous visit's model judges a
    revisit's first pages, until the visit has enough pages of its own to refit.
 4. **Neighbours** — the unlabelled pages weigh as negatives by their closeness to the
-   positives' part of the site (title section and co-citation, ``crawler.siteareas``), so the
+   positives' part of the site (title or URL section, and the links: a walk over them from the
+   positives, ``area_walk``; 0 takes co-citation instead, ``crawler.siteareas``), so the
    model learns "football vs other sport", not "sport vs the rest"; the log of that closeness is
-   added to the score before calibration (``area_walk``, off by default: the links' closeness
-   taken from a walk over them instead of co-citation, ``SiteAreas.affinity``). A user's
+   added to the score before calibration. A user's
    verdict on a fetched page (same title) overrides its pseudo-label; ``c`` is taken over the
    literal positives only.
 5. **Self-training** — the literal positives are few and narrow (the pages that print the
@@ -135,7 +135,7 @@ JUDGE_DEFAULTS: dict[str, float] = {
     "expand_at_late": 0.6,
     "history": 1000,
     "history_words": 128,
-    "area_walk": 0.0,
+    "area_walk": 0.3,
 }
 """Judgment parameters (any can be overridden per concern through ``params``)."""
 

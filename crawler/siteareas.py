@@ -16,9 +16,10 @@ site's templates:
   are usually of one area; a page linked from pages whose links lead to the topic's pages is
   near the topic.
 
-With ``walk`` (the judgment's ``area_walk``, off by default), the links' closeness is a
+With ``walk`` (the judgment's ``area_walk``, 0.3 by default), the links' closeness is a
 personalized PageRank from the positives instead of co-citation: it also reaches the pages a
-link or two further (docs/benchmarks.md, "A walk over the links instead of co-citation").
+link or two further (docs/benchmarks.md, "A walk over the links instead of co-citation", and
+"The walk over the links by default").
 
 ``SiteAreas`` records both as pages are observed. ``affinity(positives)`` gives each recorded
 item a number in [0, 1]: how densely its section and the pages that cite it (and that it cites)
