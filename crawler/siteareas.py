@@ -163,12 +163,11 @@ class SiteAreas:
     ) -> dict[int, float]:
         """Per item: its personalized PageRank from the positives over the links between the
         fetched pages and from them to the items, both ways, the template links left out — a
-        walk that
-        follows a link with probability ``follow`` and otherwise starts again at a positive
-        (seen from a page: how many short link paths join it to the positives). A positive's
-        own restart is taken from its value (a page does not vouch for itself). ``follow``
-        is held to [0, 0.95]: a walk that never starts again would not say how near the
-        positives a page is."""
+        walk that follows a link with probability ``follow`` and otherwise starts again at a
+        positive (seen from a page: how many short link paths join it to the positives). A
+        page no link joins to another is no node. A positive's own restart is taken from its
+        value (a page does not vouch for itself). ``follow`` is held to [0, 0.95]: a walk that
+        never starts again would not say how near the positives a page is."""
         follow = min(max(follow, 0.0), 0.95)
         template = self._template_links()
         fetched = self._out
