@@ -26,9 +26,8 @@ labelled data from the user:
    positives' part of the site (title or URL section, and the links: a walk over them from the
    positives, ``area_walk``; 0 takes co-citation instead, ``crawler.siteareas``), so the
    model learns "football vs other sport", not "sport vs the rest"; the log of that closeness is
-   added to the score before calibration. A user's
-   verdict on a fetched page (same title) overrides its pseudo-label; ``c`` is taken over the
-   literal positives only.
+   added to the score before calibration. A user's verdict on a fetched page (same title)
+   overrides its pseudo-label; ``c`` is taken over the literal positives only.
 5. **Self-training** — the literal positives are few and narrow (the pages that print the
    word). Once the visit has ``warm_items`` items, and again at its end, the unlabelled items the
    fit judges relevant (probability ≥ ``expand_at``) join the positives, weighted by that

@@ -180,14 +180,18 @@ class SiteAreas:
                 continue
             a = index[page]
             for j in links:
+                if j in template:
+                    continue
                 b = index.get(j)
-                if b is None and j in known and j not in template:
+                if b is None:
+                    if j not in known:
+                        continue
                     # an item this visit links to without fetching it (an earlier visit's
                     # page, which the model still learns from) is a node too: a list page
                     # that links to the last visit's positives is near the topic, as
                     # co-citation counts it
                     b = index[j] = len(index)
-                if b is not None and b != a and j not in template:
+                if b != a:
                     src += (a, b)
                     dst += (b, a)
         # a page no link joins to another says nothing about where it lives: it is no node
