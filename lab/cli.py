@@ -16,7 +16,18 @@ from typing import Any
 
 import typer
 
-from lab.bench import digest, focus, match, parse, ranking, replay, revisit, throughput, webhook
+from lab.bench import (
+    digest,
+    focus,
+    match,
+    parse,
+    ranking,
+    replay,
+    revisit,
+    throughput,
+    trace,
+    webhook,
+)
 
 lab_cli = typer.Typer(
     help="The evaluation lab: a local multi-site web with ground truth.", no_args_is_help=True
@@ -133,6 +144,17 @@ bench_cli = typer.Typer(help="Benchmarks that print numbers.", no_args_is_help=T
 def register(cli: typer.Typer) -> None:
     """Add the `lab` and `bench` groups to the root command."""
     cli.add_typer(lab_cli, name="lab")
-    for module in (parse, ranking, revisit, focus, match, replay, throughput, digest, webhook):
+    for module in (
+        parse,
+        ranking,
+        revisit,
+        focus,
+        match,
+        replay,
+        trace,
+        throughput,
+        digest,
+        webhook,
+    ):
         module.register(bench_cli)
     cli.add_typer(bench_cli, name="bench")
