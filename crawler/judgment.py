@@ -729,20 +729,38 @@ class Judge:
         return 1.0 if self.affinity is None else self.affinity(seen.url, seen.section)
 
     def _model_probability(
-        self, seen: _Seen, area: float = 1.0
+        self, seen: _Seen, area: float = 1.0, *, explain: bool = True
     ) -> tuple[float, list[tuple[str, float]]]:
-        """P(relevant) from the model: g / c, with g held out for pages it was trained on."""
+        """P(relevant) from the model: g / c, with g held out for pages it was trained on;
+        with ``explain``, also the learned words that fired most."""
         features = seen.features
         if self.model is None or not features:
             return 0.0, []
-        w = self.model.weights
-        contrib = [(t, v * w.get(t, 0.0)) for t, v in features.items()]
-        fired = sorted((c for c in contrib if c[1] > 0.05), key=lambda c: -c[1])[:8]
         z = self.held.get(seen.url)
-        if z is None:
-            z = self.model.bias + sum(v for _, v in contrib)
+        fired: list[tuple[str, float]] = []
+        if z is None or explain:
+            w = self.model.weights
+            contrib = [(t, v * w.get(t, 0.0)) for t, v in features.items()]
+            if explain:
+                fired = sorted((c for c in contrib if c[1] > 0.05), key=lambda c: -c[1])[:8]
+            if z is None:
+                z = self.model.bias + sum(v for _, v in contrib)
         z += self._area_logit(area)
         return self._relevance(_sigmoid(self.scale * (z - self.mid))), fired
+
+    def probability_now(self, url: str) -> float | None:
+        """The probability the model gives now to an item this visit judged (as ``judge``
+        gave it then, with what has been learned since); None for a page it did not judge as
+        an item. The crawl's steering counts its fetched items at this value."""
+        seen = self._by_url.get(url)
+        if seen is None or seen.earlier:
+            return None
+        if seen.excluded:
+            return 0.0
+        p_model = (
+            self._model_probability(seen, self._area(seen), explain=False)[0] if self.warm else 0.0
+        )
+        return 1.0 - (1.0 - seen.literal) * (1.0 - p_model)
 
     # -- learning -------------------------------------------------------------------------
     def _maybe_refit(self) -> None:

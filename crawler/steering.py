@@ -37,6 +37,14 @@ A link's priority is the expected on-topic item harvest of fetching it::
   its lists and pages are where its items are found before anything tells the topic's items
   apart (on a narrow topic, hundreds of fetches).
 
+**Items count at what the judgment says now.** An item is judged when it is fetched, and most
+of a visit's items are fetched before the model has learned the site: on a site whose URLs and
+titles name no section, the probabilities the crawl counted for its first hundreds of items
+ranked on-topic items above the rest little better than chance (0.63–0.65), and every parent
+and section statistic above inherited that. After each refit of a warm model the visit's items
+are judged again (``Judge.probability_now``) and P, S and the host rates count each at its new
+probability (``_recount``).
+
 Hubs are fetched for discovery and never count as harvest. Every ``rescore_every`` fetches
 (every tenth of the pages fetched so far, at least 5, early in a visit; and after each refit
 of the model) the whole frontier is re-prioritised with what has been
@@ -196,6 +204,9 @@ class Steering(_Base):
         """The URL keys of the items fetched on earlier visits (``load``)."""
         self._items: dict[int, None] = {}
         """Earlier visits' items, then this visit's, oldest first (for ``state``)."""
+        self._counted: dict[str, tuple[float, str | None, str]] = {}
+        """This visit's fetched items: the probability counted for each in the statistics,
+        the parent page it was counted under and the page's URL (``_recount``)."""
 
     # -- wiring ---------------------------------------------------------------------------
     def attach(self, judge: Judge | None) -> None:
@@ -363,6 +374,8 @@ class Steering(_Base):
                 stat.opened += opened
         if is_item:
             self._count_host(keys[0])
+            parent = self._counted.pop(page.final_url or page.url, (0.0, None, ""))[1]
+            self._counted[page.final_url or page.url] = (probability, parent, page.url)
             for u in {page.url, page.final_url or page.url}:
                 key = url_key(u)
                 self._items.pop(key, None)  # refetched: now among the newest
@@ -391,6 +404,7 @@ class Steering(_Base):
             kids = self.kids.setdefault(here[1], [0.0, 0])
             kids[0] += probability
             kids[1] += 1
+            self._counted[page.final_url or page.url] = (0.0, here[1], page.url)
         if page.kind == ITEM:
             expected = probability
         elif here is not None:  # a hub: what its parent's links turned out to be, and its own
@@ -430,6 +444,8 @@ class Steering(_Base):
             return
         self._model_mark = mark
         self._since_rescore = 0
+        if changed:
+            self._recount()
         links = self.links
 
         def again(entry: Entry) -> float:
@@ -440,6 +456,37 @@ class Steering(_Base):
             return self.priority(entry.url, a, self._sibling(parent))
 
         frontier.reprioritize(again)
+
+    def _recount(self) -> None:
+        """Count each item this visit fetched at the probability the judgment gives it now
+        (``Judge.probability_now``), in its parent's, host's, section's and pattern's
+        statistics: an item judged before the model had learned the site (early in a visit,
+        most of them) would otherwise keep that first guess in everything the crawl learns
+        from it. Only once the model is warm: before, an item's first guess is all there is
+        (and ``cold`` keeps the unknown ones from counting as off-topic)."""
+        judge = self.judge
+        if judge is None or not judge.warm:
+            return
+        hosts: set[str] = set()
+        for url, (old, parent, fetched) in self._counted.items():
+            new = judge.probability_now(url)
+            if new is None or abs(new - old) < 1e-6:
+                continue
+            delta = new - old
+            self._counted[url] = (new, parent, fetched)
+            if parent is not None and parent in self.kids:
+                self.kids[parent][0] += delta
+            if fetched in self.expect:
+                self.expect[fetched] = new
+            keys = self._keys(fetched)
+            self.total.p_sum += delta
+            for key in keys:
+                stat = self.stats.get(key)
+                if stat is not None:
+                    stat.p_sum += delta
+            hosts.add(keys[0])
+        for host in hosts:
+            self._count_host(host)
 
 
 def _pack(keys: list[int]) -> str:

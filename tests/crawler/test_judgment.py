@@ -1105,3 +1105,27 @@ def test_after_a_fit_that_learned_nothing_the_next_waits_as_after_one_that_did(
     for page in pages[100:]:
         judge.judge(page)
     assert 1 <= len(fits) - tried <= 3, fits[tried:]
+
+
+def test_the_probability_now_of_a_judged_item_follows_the_model_learned_since() -> None:
+    # A 中超 story never says 足球: judged early, before any model, it counts 0. Once the
+    # visit has taught the model, its probability now is what a judgment of it now gives.
+    rng = random.Random(5)
+    judge = Judge(profile(), params=FEW_ROUNDS)
+    early = zhongchao()
+    first = judge.judge(early)
+    assert first.probability == 0.0
+    assert judge.probability_now(early.final_url) == 0.0
+    for page in visit(rng, 150):
+        judge.judge(page)
+    judge.finish()
+    now = judge.probability_now(early.final_url)
+    assert now is not None and now >= judge.threshold
+    assert now == pytest.approx(judge.judge(early, observe=False).probability, abs=1e-4)
+    # a page it never judged (or judged as a hub) has none
+    assert judge.probability_now("http://news.example.cn/unknown.html") is None
+    hub = Page(
+        "http://news.example.cn/list.html", "http://news.example.cn/list.html", 200, kind="hub"
+    )
+    judge.judge(hub)
+    assert judge.probability_now(hub.final_url) is None

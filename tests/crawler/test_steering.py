@@ -325,3 +325,62 @@ async def test_the_seeds_own_lists_come_before_the_other_stories_its_page_shows(
         await run(site(*pages), TOPIC, "adaptive", seeds=("/sport/",), params={"seed_hub": 0})
     )
     assert plain.index("/sport/list_2.html") > min(plain.index(p) for p, _ in hot), plain
+
+
+def test_items_fetched_before_a_refit_count_at_what_the_model_says_now() -> None:
+    # Two lists, /a/ and /b/, five stories each, all judged 0.5 when fetched (before the
+    # model knew the site). A refit then tells them apart: /a/ 0.9, /b/ 0.1. The lists' and
+    # the sections' statistics follow the new judgment, not the first guess.
+    from crawler.relevance import Relevance
+    from crawler.steering import Steering
+
+    class Judge:
+        def __init__(self, warm: bool) -> None:
+            self.warm, self.model, self.now = warm, object(), {}
+
+        def link_probability(self, text: str) -> float:
+            return 0.0
+
+        def probability_now(self, url: str) -> float | None:
+            return self.now.get(url)
+
+    class Queue:
+        def reprioritize(self, again: object) -> None:
+            pass
+
+    def after_refit(warm: bool) -> Steering:
+        steer = Steering(TopicProfile.from_keywords([TOPIC]))
+        judge = Judge(warm)
+        steer.attach(judge)  # type: ignore[arg-type]
+        for s in ("a", "b"):
+            stories = [(f"/{s}/{i}.html", "详情") for i in range(5)]
+            steer.score_links(
+                hub(f"/{s}/list.html", "列表", stories), Relevance(0.0, 0.5, False), 0
+            )
+            for path, _ in stories:
+                item = replace(page(path, "赛事"), kind="item")
+                steer.score_links(item, Relevance(0.0, 0.5, False, probability=0.5), 1)
+        judge.now = {
+            url(f"/{s}/{i}.html"): p for s, p in (("a", 0.9), ("b", 0.1)) for i in range(5)
+        }
+        judge.model = object()  # a new fit
+        steer.rescore(Queue())  # type: ignore[arg-type]
+        return steer
+
+    steer = after_refit(warm=True)
+    a, b = url("/a/list.html"), url("/b/list.html")
+    # (the stories' sum, and the list's own 0.5 as three stories' worth: (4.5 + 1.5) / 8)
+    assert steer._sibling(a) == pytest.approx(0.75)
+    assert steer._sibling(b) == pytest.approx(0.25)
+    rate_a = steer._rate(steer._keys(url("/a/99.html")))
+    rate_b = steer._rate(steer._keys(url("/b/99.html")))
+    assert rate_a - rate_b > 0.5
+    assert steer.total.p_sum == pytest.approx(5 * 0.9 + 5 * 0.1)
+    # a second refit that changes nothing counts nothing twice
+    steer._model_mark = None
+    steer.rescore(Queue())  # type: ignore[arg-type]
+    assert steer.total.p_sum == pytest.approx(5.0)
+    assert steer._sibling(a) == pytest.approx(0.75)
+    # before the model is warm an item's first judgment stands
+    cold = after_refit(warm=False)
+    assert cold._sibling(a) == cold._sibling(b) == pytest.approx(0.5)
