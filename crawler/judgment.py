@@ -751,9 +751,10 @@ class Judge:
     def probability_now(self, url: str) -> float | None:
         """The probability the model gives now to an item this visit judged (as ``judge``
         gave it then, with what has been learned since); None for a page it did not judge as
-        an item. The crawl's steering counts its fetched items at this value."""
+        an item, or one whose words it no longer keeps (``_forget_features``: a pushed page
+        that left the refit window). The crawl's steering counts its items at this value."""
         seen = self._by_url.get(url)
-        if seen is None or seen.earlier:
+        if seen is None or seen.earlier or not seen.features:
             return None
         if seen.excluded:
             return 0.0

@@ -1129,3 +1129,15 @@ def test_the_probability_now_of_a_judged_item_follows_the_model_learned_since() 
     )
     judge.judge(hub)
     assert judge.probability_now(hub.final_url) is None
+
+
+def test_a_pushed_page_that_left_the_refit_window_has_no_probability_now() -> None:
+    # its words are forgotten (memory): what the crawl counted for it stands
+    rng = random.Random(3)
+    judge = Judge(profile(), params={"max_examples": 10})
+    first = article(0, FOOTBALL, rng, say="足球")
+    assert judge.judge(first).relevant  # the keyword in the headline: pushed at once
+    assert judge.probability_now(first.final_url) is not None
+    for i in range(1, 13):
+        judge.judge(article(i, OTHER[i % len(OTHER)], rng))
+    assert judge.probability_now(first.final_url) is None
