@@ -85,13 +85,9 @@ def auc(scores_on: list[float], scores_off: list[float]) -> float | None:
     half); None without both."""
     if not scores_on or not scores_off:
         return None
-    import numpy as np
+    from crawler.judgment import roc_auc
 
-    off = np.sort(np.asarray(scores_off, dtype=float))
-    on = np.asarray(scores_on, dtype=float)
-    below = np.searchsorted(off, on, side="left")
-    tied = np.searchsorted(off, on, side="right") - below
-    return round(float((below + 0.5 * tied).sum() / (len(on) * len(off))), 3)
+    return round(roc_auc(scores_on, scores_off), 3)
 
 
 def summarise(

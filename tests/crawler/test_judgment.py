@@ -1141,3 +1141,69 @@ def test_a_pushed_page_that_left_the_refit_window_has_no_probability_now() -> No
     for i in range(1, 13):
         judge.judge(article(i, OTHER[i % len(OTHER)], rng))
     assert judge.probability_now(first.final_url) is None
+
+
+def test_the_roc_auc_counts_pairs_and_half_ties() -> None:
+    from crawler.judgment import roc_auc
+
+    rng = random.Random(7)
+    for _ in range(50):
+        pos = [rng.choice([0.0, 0.5, 1.0, rng.random()]) for _ in range(rng.randint(1, 12))]
+        neg = [rng.choice([0.0, 0.5, 1.0, rng.random()]) for _ in range(rng.randint(1, 12))]
+        pairs = sum(1.0 if p > n else 0.5 if p == n else 0.0 for p in pos for n in neg)
+        assert roc_auc(pos, neg) == pytest.approx(pairs / (len(pos) * len(neg)))
+
+
+def test_the_last_fit_weighs_the_text_by_how_well_it_ranks_the_literal_positives() -> None:
+    # Twenty literal positives, twenty pages self-training took and forty nobody labelled.
+    # The text's held-out score ranks the literal positives *below* the rest while the
+    # closeness to the topic's area ranks them above: the text counts a quarter. Where the
+    # text ranks them as well as the area, or better, it keeps its weight; the pages
+    # self-training took never vote (their scores would favour the text whatever it is).
+    from types import SimpleNamespace
+
+    judge = Judge(TopicProfile.from_keywords(["足球"]))
+    items = [SimpleNamespace(positive=i < 20) for i in range(80)]
+    labels = [1.0] * 40 + [0.0] * 40
+    area = [0.9] * 20 + [0.1] * 20 + [0.3 + 0.01 * i for i in range(40)]
+    text_down = [-1.0 - 0.01 * i for i in range(20)] + [9.0] * 20 + [0.01 * i for i in range(40)]
+    assert judge._text_weight(text_down, area, items, labels) == 0.25  # type: ignore[arg-type]
+    text_up = [3.0 + 0.01 * i for i in range(20)] + [-9.0] * 20 + [0.01 * i for i in range(40)]
+    assert judge._text_weight(text_up, area, items, labels) == 1.0  # type: ignore[arg-type]
+    flat = [0.5] * 80
+    assert judge._text_weight(flat, flat, items, labels) == 1.0  # type: ignore[arg-type]
+    # too few literal positives to tell: unchanged
+    few = [SimpleNamespace(positive=i < 3) for i in range(80)]
+    assert judge._text_weight(text_down, area, few, labels) == 1.0  # type: ignore[arg-type]
+
+
+def test_the_texts_weight_is_chosen_only_in_the_last_fit_of_a_visit(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    calls: list[tuple[bool, bool]] = []
+    original = Judge._text_weight
+
+    def spy(self: Judge, *args: Any) -> float:
+        calls.append((self._final, self._last_round))
+        return original(self, *args)
+
+    monkeypatch.setattr(Judge, "_text_weight", spy)
+    no_rounds = {"expand": 0, "expand_short": 0}  # one fit at the end: the last
+    judge = Judge(profile(), params=no_rounds)
+    for page in visit(random.Random(4), 200):
+        judge.judge(page)
+    assert calls == []  # the visit's own refits keep the text's weight
+    judge.finish()
+    assert calls == [(True, True)]
+    off = Judge(profile(), params={**no_rounds, "text_select": 0})
+    for page in visit(random.Random(4), 200):
+        off.judge(page)
+    off.finish()
+    assert calls == [(True, True)]
+    # with self-training, only its last round chooses (rounds that settle earlier keep 1)
+    calls.clear()
+    full = Judge(profile())
+    for page in visit(random.Random(4), 200):
+        full.judge(page)
+    full.finish()
+    assert all(call == (True, True) for call in calls)
