@@ -374,8 +374,6 @@ class Steering(_Base):
                 stat.opened += opened
         if is_item:
             self._count_host(keys[0])
-            parent = self._counted.pop(page.final_url or page.url, (0.0, None, ""))[1]
-            self._counted[page.final_url or page.url] = (probability, parent, page.url)
             for u in {page.url, page.final_url or page.url}:
                 key = url_key(u)
                 self._items.pop(key, None)  # refetched: now among the newest
@@ -404,8 +402,12 @@ class Steering(_Base):
             kids = self.kids.setdefault(here[1], [0.0, 0])
             kids[0] += probability
             kids[1] += 1
-            self._counted[page.final_url or page.url] = (0.0, here[1], page.url)
         if page.kind == ITEM:
+            # what ``_recount`` corrects: this probability, under the parent it was counted
+            # for (a page fetched again keeps the parent it was first counted under)
+            key = page.final_url or page.url
+            parent = here[1] if here is not None else self._counted.get(key, (0.0, None, ""))[1]
+            self._counted[key] = (probability, parent, page.url)
             expected = probability
         elif here is not None:  # a hub: what its parent's links turned out to be, and its own
             expected = 0.5 * self._sibling(here[1]) + 0.5 * max(probability, here[0])
