@@ -6,9 +6,12 @@ import logging
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from lab.truth import Score, Truth
+
+if TYPE_CHECKING:
+    from crawler.strategies import Strategy
 
 logger = logging.getLogger(__name__)
 
@@ -90,10 +93,13 @@ async def run_crawl(
     strategy_state: Mapping[str, Any] | None = None,
     judge_state: Mapping[str, Any] | None = None,
     visited: list[str] | None = None,
+    instance: Strategy | None = None,
 ) -> RunResult:
     """One crawl of the lab web; every fetched URL is scored with the ground truth.
 
-    ``strategy="oracle"`` is the truth-knowing ceiling (``lab.oracle``). With ``items``
+    ``strategy="oracle"`` is the truth-knowing ceiling (``lab.oracle``); ``instance`` crawls
+    with that strategy object instead of the one ``strategy`` names (a strategy that records
+    what it saw, ``lab.bench.trace``). With ``items``
     only on-topic articles count as relevant. The crawl's final strategy and judgment states
     (for a next visit) are in ``extra["state"]``."""
     from crawler import CrawlConfig, TopicProfile, crawl
@@ -114,7 +120,7 @@ async def run_crawl(
         target = len(truth.relevant_reachable(seeds, topic, items=items))
     score = Score(truth, topic, target, items=items)
     profile = TopicProfile.from_keywords(keywords)
-    chosen = None
+    chosen = instance
     if strategy == "oracle":
         from lab.oracle import Oracle
 

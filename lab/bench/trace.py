@@ -76,6 +76,8 @@ def traced_steering(
                 }
             )
             super().observe(page, probability, opened)
+            if len(self.rows) % 100 == 0:
+                typer.echo(f"  {len(self.rows)} fetches", err=True)
 
     return Traced()
 
@@ -154,33 +156,34 @@ def markdown(report: dict[str, Any]) -> str:
 async def _trace(
     web: Path, topic: str, pages: int, seed_key: str, truth_probabilities: bool
 ) -> dict[str, Any]:
-    from crawler import CrawlConfig, TopicProfile, crawl
+    from crawler import TopicProfile
     from lab.process import lab_server
-    from lab.runner import THESIS_PARAMS, lab_fetch_config
+    from lab.runner import THESIS_PARAMS, run_crawl
     from lab.truth import Truth
 
     manifest = json.loads((web / "manifest.json").read_text(encoding="utf-8"))
     lang = manifest.get("lang", "zh")
     truth = Truth.load(web)
     seed = manifest["seeds"][seed_key]
-    profile = TopicProfile.from_keywords(TOPIC_KEYWORDS[lang][topic])
-    params = dict(THESIS_PARAMS)
-    strategy = traced_steering(profile, params, truth if truth_probabilities else None, topic)
+    keywords = TOPIC_KEYWORDS[lang][topic]
+    strategy = traced_steering(
+        TopicProfile.from_keywords(keywords),
+        dict(THESIS_PARAMS),
+        truth if truth_probabilities else None,
+        topic,
+    )
     with lab_server(web) as proxy:
-        config = CrawlConfig(
-            max_pages=pages,
-            scope="any",
+        await run_crawl(
+            truth,
+            proxy=proxy,
+            seeds=[seed],
+            keywords=keywords,
+            topic=topic,
             strategy="adaptive",
-            params=params,
-            fetch=lab_fetch_config(proxy, 16),
-            learn=True,
-            checkpoint_every=0,
+            max_pages=pages,
+            items=True,
+            instance=strategy,
         )
-        shown = 0
-        async for _event in crawl([seed], profile, config, strategy=strategy):
-            if len(strategy.rows) >= shown + 100:
-                shown = len(strategy.rows) // 100 * 100
-                typer.echo(f"  {shown} of {pages} fetches", err=True)
     rows = strategy.rows
     for n, row in enumerate(rows, 1):
         record = truth.records.get(row["url"], {})
