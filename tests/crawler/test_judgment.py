@@ -737,15 +737,52 @@ def test_during_a_visit_only_pages_that_say_the_keyword_are_pushed_at_once() -> 
     assert not at_end & {page.url for page in during}
 
 
-def test_a_verdict_reads_its_title_like_a_fetched_page() -> None:
+def test_a_verdict_reads_its_headline_like_a_fetched_page_without_where_it_was_found() -> None:
     judge = Judge(profile())
     page = Page("http://a.cn/1", "http://a.cn/1", 200, title="国安主场战胜申花_体育_新浪网")
     page.kind = "item"
     fetched = judge._features(page_tokens(page))
     example, _ = judge._example(Example("国安主场战胜申花_体育_新浪网", "", True))
-    assert example == fetched
-    # the site and section names weigh as body words, below the headline's
-    assert example["体育"] < example["国安"]
+    # a fetched page keeps its site and section names (as body words, below the headline's)
+    assert fetched["体育"] < fetched["国安"] and "新浪网" in fetched
+    # a verdict's are left out; its headline weighs as the fetched page's, a title
+    headline = Page("http://a.cn/2", "http://a.cn/2", 200, title="国安主场战胜申花")
+    headline.kind = "item"
+    assert example == judge._features(page_tokens(headline))
+    assert "体育" not in example and "新浪网" not in example
+
+
+def two_portal_visit(rng: random.Random, n: int = 300) -> list[Page]:
+    """Headlines of two portals titled ``headline_甲网`` and ``headline_乙网``, taking turns: a
+    third football (one in six saying 足球, on both portals), the rest three other topics."""
+    pages = []
+    for i in range(n):
+        turn = (i // 3) % 2
+        words = FOOTBALL if i % 3 == 0 else OTHER[i % len(OTHER)]
+        head = rng.sample(words, 3)
+        if i % 3 == 0 and (i // 3) % 6 in (0, 3):
+            head.insert(1, "足球")
+        url = f"http://{'ab'[turn]}.example.cn/2024/0601/a{i:06d}.html"
+        title = "，".join(head) + ("_甲网", "_乙网")[turn]
+        pages.append(Page(url, url, 200, title=title, kind="item"))
+    return pages
+
+
+def test_verdicts_all_given_on_one_portal_do_not_make_its_name_a_topic_word() -> None:
+    pages = two_portal_visit(random.Random(3))
+    football = {p.url for i, p in enumerate(pages) if i % 3 == 0}
+    # the pushes a user rated came from one portal: every 👍 is on a 甲网 page. Learned as
+    # verdicts' words, the portal's name weighed 1.6 more than the other's (a lab web of four
+    # portals then pushed that portal's house and car headlines as football)
+    ups = [
+        Example(p.title, "", True) for i, p in enumerate(pages) if i % 3 == 0 and "甲网" in p.title
+    ][:12]
+    judge = Judge(profile(), feedback=ups)
+    pushed = pushed_in(judge, pages)
+    assert judge.model is not None
+    weights = judge.model.weights
+    assert abs(weights.get("甲网", 0.0) - weights.get("乙网", 0.0)) < 0.3
+    assert pushed == football
 
 
 def china_visit(rng: random.Random) -> list[Page]:
