@@ -577,7 +577,7 @@ class Judge:
         as a fetched page's does (a title), and the site and section names in the title's
         suffix are left out: the pages a user rates are the ones pushed, most of them from the
         sites the crawl found most of the topic on, and learned from, those names became the
-        topic (on a web of four portals, 12 of 20 verdicts from one portal made its name the
+        topic (on a web of four portals, 18 of 20 verdicts from one portal made its name the
         model's heaviest word and self-training took that portal's house and car headlines:
         F1 0.70 before the clicks, 0.21 after). Where a verdict's page lives still counts,
         through its section's closeness to the topic (``_feedback_sections``)."""
