@@ -697,12 +697,21 @@ class Judge:
         if gone >= 0 and self.seen[gone].pushed:
             self.seen[gone].features = {}
 
-    def _decide(self, seen: _Seen) -> Judgment:
+    def _probability(
+        self, seen: _Seen, *, explain: bool = True
+    ) -> tuple[float, float, float, list[tuple[str, float]]]:
+        """(probability, the model's part, the area closeness, the learned words that fired):
+        either kind of evidence, the user's words or the model, can carry a page; an exclude
+        word sets it to 0."""
         area = self._area(seen)
-        p_model, fired = self._model_probability(seen, area) if self.warm else (0.0, [])
-        prob = 1.0 - (1.0 - seen.literal) * (1.0 - p_model)
-        if seen.excluded:
-            prob = 0.0
+        p_model, fired = (
+            self._model_probability(seen, area, explain=explain) if self.warm else (0.0, [])
+        )
+        prob = 0.0 if seen.excluded else 1.0 - (1.0 - seen.literal) * (1.0 - p_model)
+        return prob, p_model, area, fired
+
+    def _decide(self, seen: _Seen) -> Judgment:
+        prob, p_model, area, fired = self._probability(seen)
         relevant = seen.kind == ITEM and prob >= self.threshold
         # during a visit only what the user's own words carry (a keyword in the title) is
         # pushed at once; what the model alone carries waits for the end of the visit, when
@@ -785,12 +794,7 @@ class Judge:
         seen = self._by_url.get(url)
         if seen is None or seen.earlier or not seen.features:
             return None
-        if seen.excluded:
-            return 0.0
-        p_model = (
-            self._model_probability(seen, self._area(seen), explain=False)[0] if self.warm else 0.0
-        )
-        return 1.0 - (1.0 - seen.literal) * (1.0 - p_model)
+        return self._probability(seen, explain=False)[0]
 
     # -- learning -------------------------------------------------------------------------
     def _maybe_refit(self) -> None:
