@@ -581,9 +581,8 @@ class Judge:
         model's heaviest word and self-training took that portal's house and car headlines:
         F1 0.70 before the clicks, 0.21 after). Where a verdict's page lives still counts,
         through its section's closeness to the topic (``_feedback_sections``)."""
-        tokens = _segment(ex.title, ex.text, words=self.profile.words)
-        tokens.suffix = []
-        return self._features(tokens), ex.label
+        head = headline(ex.title)[0]
+        return self._features(_segment(head, ex.text, words=self.profile.words)), ex.label
 
     # -- literal evidence -----------------------------------------------------------------
     def _literal(self, tokens: PageTokens) -> tuple[float, bool, dict[str, Counter[str]]]:
