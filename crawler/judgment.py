@@ -13,7 +13,9 @@ labelled data from the user:
    item is *unlabelled* (it may still be on-topic: a page about 中超 never says 足球).
 3. **A text classifier per concern** — logistic regression over the words of the page (title
    weighted ×3, meta / description ×2, body ×1, sublinear counts, L2-normalised), with the
-   user's own terms masked so that it must learn the topic's *other* words. It is trained by
+   user's own terms masked so that it must learn the topic's *other* words, and a site's own
+   name in its titles left out (``crawler.sitenames``: where a page was found counts through
+   its area, item 4, not as a word). It is trained by
    positive-unlabelled learning (Elkan & Noto 2008): ``g`` separates labelled positives (and
    👍 verdicts, weight ``feedback_weight``) from the unlabelled (and 👎), classes balanced; two
    stratified folds give each seen page a held-out score, Platt scaling turns it into
@@ -79,6 +81,7 @@ from crawler import text as textmod
 from crawler.pagekind import ITEM
 from crawler.profile import TopicProfile, _Index
 from crawler.siteareas import Affinity, SiteAreas
+from crawler.sitenames import SiteNames
 from crawler.types import Page
 
 __all__ = [
@@ -136,6 +139,7 @@ JUDGE_DEFAULTS: dict[str, float] = {
     "history_words": 128,
     "area_walk": 0.3,
     "text_select": 1.0,
+    "site_names": 1.0,
 }
 """Judgment parameters (any can be overridden per concern through ``params``)."""
 
@@ -179,15 +183,21 @@ def _stem_phrase(term: str) -> str:
 _TITLE_PARTS = re.compile(r"\s+[|\-–—·:]\s+|\s*[_｜|–—]\s*")
 
 
-def headline(title: str) -> tuple[str, str]:
-    """(headline, the rest): a title's longest part between separators such as ``_`` ``|``
-    `` - `` is its headline; the others are section and site names (``…_体育_新浪网``,
+def title_parts(title: str) -> tuple[str, list[str]]:
+    """(headline, the other parts): a title's longest part between separators such as ``_``
+    ``|`` `` - `` is its headline; the others are section and site names (``…_体育_新浪网``,
     ``… | Sport | The Herald``)."""
     parts = [p.strip() for p in _TITLE_PARTS.split(title) if p.strip()]
     if len(parts) < 2:
-        return title, ""
+        return title, []
     head = max(parts, key=len)
-    return head, " ".join(p for p in parts if p is not head)
+    return head, [p for p in parts if p is not head]
+
+
+def headline(title: str) -> tuple[str, str]:
+    """(headline, the rest): ``title_parts`` with the other parts joined by spaces."""
+    head, rest = title_parts(title)
+    return head, " ".join(rest)
 
 
 def _section(title: str) -> str:
@@ -508,6 +518,11 @@ class Judge:
         self._feedback_sections = [_section(ex.title) for ex in feedback]
         self._verdicts = [(ex.title, ex.label) for ex in feedback if ex.title]
         self.seen: list[_Seen] = history
+        self._names = SiteNames()
+        """The sites' names in their titles: not topic words (``crawler.sitenames``)."""
+        self._name_words: dict[str, frozenset[str]] = {}
+        for s in history:
+            self._names.observe(s.url, title_parts(s.title)[1])
         self._by_url: dict[str, _Seen] = {s.url: s for s in history}
         self._earlier = len(history)
         self._observed = 0
@@ -665,6 +680,9 @@ class Judge:
                 (link.url for link in page.links),
                 seen.section if page.kind == ITEM else None,
             )
+            if page.kind == ITEM:
+                self._names.observe(seen.url, title_parts(page.title)[1])
+        self._without_site_name(seen)
         if observe and page.kind == ITEM and not page.not_modified:
             previous = self._by_url.get(seen.url)
             if previous is not None and not previous.earlier:
@@ -687,6 +705,27 @@ class Judge:
         if judgment.relevant and observe:
             seen.pushed = True
         return judgment
+
+    def _without_site_name(self, seen: _Seen) -> None:
+        """Drop the words of the page's site's name (as far as it is known now) from its
+        features: where the page was found counts through its closeness to the topic's area,
+        not as a topic word (``crawler.sitenames``). Pages judged before the name was known
+        lose them at the next refit."""
+        if not self.params["site_names"] or not seen.features:
+            return
+        names = self._names.names(seen.url)
+        if not names:
+            return
+        drop: set[str] = set()
+        for name in names:
+            words = self._name_words.get(name)
+            if words is None:
+                words = self._name_words[name] = frozenset(
+                    _stem_all(textmod.tokenize(name, self.profile.words))
+                )
+            drop |= words
+        if not drop.isdisjoint(seen.features):
+            seen.features = _unit({t: v for t, v in seen.features.items() if t not in drop})
 
     def _forget_features(self) -> None:
         """Memory: the page that just left the refit window (the last ``max_examples`` items)
@@ -823,6 +862,8 @@ class Judge:
         """
         p = self.params
         items = self.seen[-int(p["max_examples"]) :]
+        for s in items:
+            self._without_site_name(s)
         verdicts = {textmod.normalize(ex_title): label for ex_title, label in self._verdicts}
         base: list[float] = []
         judged: set[int] = set()

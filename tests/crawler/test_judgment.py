@@ -743,7 +743,8 @@ def test_a_verdict_reads_its_headline_like_a_fetched_page_without_where_it_was_f
     page.kind = "item"
     fetched = judge._features(page_tokens(page))
     example, _ = judge._example(Example("国安主场战胜申花_体育_新浪网", "", True))
-    # a fetched page keeps its site and section names (as body words, below the headline's)
+    # a fetched page keeps its section names (as body words, below the headline's), and its
+    # site's name until the visit has seen enough of the site to know it as a name
     assert fetched["体育"] < fetched["国安"] and "新浪网" in fetched
     # a verdict's are left out; its headline weighs as the fetched page's, a title
     headline = Page("http://a.cn/2", "http://a.cn/2", 200, title="国安主场战胜申花")
@@ -783,6 +784,48 @@ def test_verdicts_all_given_on_one_portal_do_not_make_its_name_a_topic_word() ->
     weights = judge.model.weights
     assert abs(weights.get("甲网", 0.0) - weights.get("乙网", 0.0)) < 0.3
     assert pushed == football
+
+
+def lopsided_portals(rng: random.Random, n: int = 300) -> list[Page]:
+    """Headlines of two sites titled ``headline_甲网`` and ``headline_乙网``, taking turns: a
+    third football on both, but every page that says 足球 is on 甲网."""
+    pages = []
+    for i in range(n):
+        turn = (i // 3) % 2
+        words = FOOTBALL if i % 3 == 0 else OTHER[i % len(OTHER)]
+        head = rng.sample(words, 3)
+        if i % 3 == 0 and turn == 0 and (i // 6) % 2 == 0:
+            head.insert(1, "足球")
+        url = f"http://www.{('jia', 'yi')[turn]}.cn/2024/0601/a{i:06d}.html"
+        title = "，".join(head) + ("_甲网", "_乙网")[turn]
+        pages.append(Page(url, url, 200, title=title, kind="item"))
+    return pages
+
+
+def test_a_sites_name_in_its_titles_is_no_topic_word_where_the_keyword_pages_are() -> None:
+    pages = lopsided_portals(random.Random(3))
+    football = {p.url for i, p in enumerate(pages) if i % 3 == 0}
+    named, nameless = Judge(profile(), params={"site_names": 0}), Judge(profile())
+    pushed = {id(judge): pushed_in(judge, pages) for judge in (named, nameless)}
+    # learned as a word, the name of the site where every page that says 足球 was found is
+    # the topic's strongest, and the other site's football is missed …
+    assert named.learned_terms(1)[0][0] == "甲网"
+    assert len(pushed[id(named)] & football) < 0.8 * len(football)
+    # … once the site's name is known as its name, the topic's own words are learned
+    assert "甲网" not in dict(nameless.learned_terms(50))
+    assert nameless.learned_terms(1)[0][0] in FOOTBALL
+    assert pushed[id(nameless)] == football
+
+
+def test_a_revisit_knows_the_sites_names_from_the_pages_it_keeps() -> None:
+    first = Judge(profile())
+    pushed_in(first, lopsided_portals(random.Random(3)))
+    again = Judge(profile(), state=json.loads(json.dumps(first.state())))
+    url = "http://www.jia.cn/2024/0605/b000001.html"
+    page = Page(url, url, 200, title="国安主场战胜申花_甲网", kind="item")
+    assert again._names.names(url) == ["甲网"]
+    again.judge(page)
+    assert "甲网" not in again._by_url[url].features and "国安" in again._by_url[url].features
 
 
 def china_visit(rng: random.Random) -> list[Page]:
