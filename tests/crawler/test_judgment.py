@@ -753,17 +753,25 @@ def test_a_verdict_reads_its_headline_like_a_fetched_page_without_where_it_was_f
     assert "体育" not in example and "新浪网" not in example
 
 
-def two_portal_visit(rng: random.Random, n: int = 300) -> list[Page]:
+def two_portal_visit(
+    rng: random.Random,
+    n: int = 300,
+    *,
+    says: Callable[[int, int], bool] = lambda i, turn: (i // 3) % 6 in (0, 3),
+    hosts: tuple[str, str] = ("a.example.cn", "b.example.cn"),
+) -> list[Page]:
     """Headlines of two portals titled ``headline_甲网`` and ``headline_乙网``, taking turns: a
-    third football (one in six saying 足球, on both portals), the rest three other topics."""
+    third football, of which the pages ``says(i, turn)`` picks say 足球 (by default one in six,
+    on both portals), the rest three other topics. ``hosts``: the portals' hosts (by default
+    two channels of one site)."""
     pages = []
     for i in range(n):
         turn = (i // 3) % 2
         words = FOOTBALL if i % 3 == 0 else OTHER[i % len(OTHER)]
         head = rng.sample(words, 3)
-        if i % 3 == 0 and (i // 3) % 6 in (0, 3):
+        if i % 3 == 0 and says(i, turn):
             head.insert(1, "足球")
-        url = f"http://{'ab'[turn]}.example.cn/2024/0601/a{i:06d}.html"
+        url = f"http://{hosts[turn]}/2024/0601/a{i:06d}.html"
         title = "，".join(head) + ("_甲网", "_乙网")[turn]
         pages.append(Page(url, url, 200, title=title, kind="item"))
     return pages
@@ -786,20 +794,12 @@ def test_verdicts_all_given_on_one_portal_do_not_make_its_name_a_topic_word() ->
     assert pushed == football
 
 
-def lopsided_portals(rng: random.Random, n: int = 300) -> list[Page]:
-    """Headlines of two sites titled ``headline_甲网`` and ``headline_乙网``, taking turns: a
-    third football on both, but every page that says 足球 is on 甲网."""
-    pages = []
-    for i in range(n):
-        turn = (i // 3) % 2
-        words = FOOTBALL if i % 3 == 0 else OTHER[i % len(OTHER)]
-        head = rng.sample(words, 3)
-        if i % 3 == 0 and turn == 0 and (i // 6) % 2 == 0:
-            head.insert(1, "足球")
-        url = f"http://www.{('jia', 'yi')[turn]}.cn/2024/0601/a{i:06d}.html"
-        title = "，".join(head) + ("_甲网", "_乙网")[turn]
-        pages.append(Page(url, url, 200, title=title, kind="item"))
-    return pages
+def lopsided_portals(rng: random.Random) -> list[Page]:
+    """Two sites' headlines (``two_portal_visit``): a third football on both, but every page
+    that says 足球 is on 甲网."""
+    return two_portal_visit(
+        rng, says=lambda i, turn: turn == 0 and (i // 6) % 2 == 0, hosts=("www.jia.cn", "www.yi.cn")
+    )
 
 
 def test_a_sites_name_in_its_titles_is_no_topic_word_where_the_keyword_pages_are() -> None:
