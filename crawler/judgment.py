@@ -140,6 +140,8 @@ JUDGE_DEFAULTS: dict[str, float] = {
     "area_walk": 0.3,
     "text_select": 1.0,
     "site_names": 1.0,
+    "text_long": 0.1,
+    "text_long_items": 300,
 }
 """Judgment parameters (any can be overridden per concern through ``params``)."""
 
@@ -1063,7 +1065,9 @@ class Judge:
                 self.affinity("", sec) for sec in self._feedback_sections
             ]
             if p["text_select"] and self._final and self._last_round:
-                alpha = self._text_weight(held, areas, items, labels)
+                # a long visit has mapped the site well enough for its closeness to lead
+                long = p["text_long"] and self._observed >= p["text_long_items"]
+                alpha = p["text_long"] if long else self._text_weight(held, areas, items, labels)
                 if alpha != 1.0:
                     held = [alpha * z for z in held]
                     models = [m.scaled(alpha) for m in models]
@@ -1109,7 +1113,15 @@ class Judge:
         the refit at the end of a visit, in its last planned fit (self-training's last round,
         or the one fit where there is no self-training; rounds that settle before it keep 1):
         chosen in every fit, a lower weight changed what the rounds took and lost more than
-        it gained (docs/benchmarks.md, "The text's weight in a visit's last fit")."""
+        it gained (docs/benchmarks.md, "The text's weight in a visit's last fit").
+
+        A visit that fetched ``text_long_items`` items itself (a concern's first visit)
+        weighs the text at ``text_long`` instead of choosing: the pages the user's words label
+        are the ones the text model learned first, so the choice leans towards the text, and
+        the pages it misses are the topic's pockets that self-training never reached, whose
+        words the fit learned as the rest of the site's. A short visit (a revisit) has too
+        thin a map of the site for its closeness to lead, and keeps the choice (docs/
+        benchmarks.md, "The text's weight in a long visit's last fit")."""
         n = len(items)
         pos = [i for i in range(n) if labels[i] > 0 and items[i].positive]
         neg = [i for i in range(n) if not labels[i]]

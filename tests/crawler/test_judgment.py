@@ -1257,6 +1257,33 @@ def test_the_last_fit_weighs_the_text_by_how_well_it_ranks_the_literal_positives
     assert judge._text_weight(text_down, area, few, labels) == 1.0  # type: ignore[arg-type]
 
 
+def test_a_long_visit_weighs_the_text_in_its_last_fit_without_choosing(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A visit of ``text_long_items`` items or more (a concern's first visit) has mapped the
+    site: its last fit weighs the text at ``text_long``; a shorter one (a revisit) chooses."""
+    calls: list[int] = []
+    monkeypatch.setattr(Judge, "_text_weight", lambda self, *args: calls.append(1) or 1.0)
+    no_rounds = {"expand": 0, "expand_short": 0}  # one fit at the end: the last
+
+    def visited(**params: float) -> Judge:
+        judge = Judge(profile(), params={**no_rounds, **params})
+        for page in visit(random.Random(4), 200):
+            judge.judge(page)
+        judge.finish()
+        return judge
+
+    full = visited(text_select=0)
+    long = visited(text_long_items=150)
+    assert calls == []
+    assert full.model is not None and long.model is not None
+    assert full.model.weights.keys() == long.model.weights.keys()
+    for term, weight in full.model.weights.items():
+        assert long.model.weights[term] == pytest.approx(0.1 * weight)
+    visited()  # 200 items, under the default 300: the choice
+    assert calls == [1]
+
+
 def test_the_texts_weight_is_chosen_only_in_the_last_fit_of_a_visit(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
