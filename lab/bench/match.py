@@ -56,22 +56,39 @@ def _prf(pushed: set[str], relevant: set[str]) -> dict[str, float]:
 
 
 async def _crawl(
-    proxy: str, seed: str, keywords: list[str], pages: int, params: dict[str, float] | None = None
-) -> tuple[list[Any], set[str]]:
+    proxy: str,
+    seed: str,
+    keywords: list[str],
+    pages: int,
+    params: dict[str, float] | None = None,
+    state: dict[str, Any] | None = None,
+) -> tuple[list[Any], set[str], dict[str, Any]]:
+    """One visit with the product defaults (from ``state``, a visit's saved steering and
+    judgment state: a next visit): its fetched pages, what it pushed, and its state."""
     from crawler import CrawlConfig, TopicProfile, crawl
     from lab.runner import lab_fetch_config
 
+    state = state or {}
     config = CrawlConfig(
-        max_pages=pages, scope="any", fetch=lab_fetch_config(proxy, 16), params=dict(params or {})
+        max_pages=pages,
+        scope="any",
+        fetch=lab_fetch_config(proxy, 16),
+        params=dict(params or {}),
+        strategy_state=state.get("steer"),
+        judge_state=state.get("judge"),
+        checkpoint_every=0,  # the final state only
     )
     fetched: list[Any] = []
     matched: set[str] = set()
-    async for event in crawl([seed], TopicProfile.from_keywords(keywords), config):
-        if event.page is not None and not event.error:
+    saved: list[dict[str, Any]] = []
+    profile = TopicProfile.from_keywords(keywords)
+    async for event in crawl([seed], profile, config, on_checkpoint=saved.append):
+        if event.page is not None and not event.error and not event.final:
             fetched.append(event.page)
         if event.matched:
             matched.add(event.final_url)
-    return fetched, matched
+    after = {k: saved[-1].get(k) for k in ("steer", "judge")} if saved else {}
+    return fetched, matched, after
 
 
 def _judge_all(pages: list[Any], keywords: list[str], **kwargs: Any) -> tuple[set[str], Any]:
@@ -191,30 +208,59 @@ async def _bench(
     repeats: int = 1,
     keep: Path | None = None,
     params: dict[str, float] | None = None,
+    second: int = 0,
 ) -> dict[str, Any]:
+    from lab.bench.second import second_counts
     from lab.judge import TOPIC_KEYWORDS
     from lab.process import lab_server
     from lab.truth import Truth
 
     params = dict(params or {})
-    report: dict[str, Any] = {"pages": pages, "repeats": repeats, "params": params, "webs": []}
+    report: dict[str, Any] = {
+        "pages": pages,
+        "repeats": repeats,
+        "params": params,
+        "second": second,
+        "webs": [],
+    }
     for web in webs:
         manifest = json.loads((web / "manifest.json").read_text(encoding="utf-8"))
         lang = manifest.get("lang", "zh")
         truth = Truth.load(web)
         seed = manifest["seeds"][seed_key]
         runs = []
+        changed_web: tuple[Path, set[str], Any] | None = None
         with lab_server(web) as proxy:
             for topic, keywords in TOPIC_KEYWORDS[lang].items():
                 repeated = []
                 for n in range(repeats):
-                    fetched, matched = await _crawl(proxy, seed, keywords, pages, params)
+                    fetched, matched, state = await _crawl(proxy, seed, keywords, pages, params)
+                    run = _topic_run(truth, lang, topic, keywords, fetched, matched, params)
+                    later = None
+                    if second:
+                        if changed_web is None:
+                            changed_web = _changed(web, out)
+                        later = await _second_visit(
+                            changed_web, seed, keywords, second, params, state
+                        )
+                        run["second_visit"] = second_counts(
+                            fetched, matched, *later, changed_web[1], changed_web[2], topic
+                        )
                     if keep is not None:
                         from lab.bench.replay import save_capture
 
                         name = f"{web.name}.{topic}.{n}"
-                        save_capture(keep / name, web, topic, keywords, fetched, matched)
-                    run = _topic_run(truth, lang, topic, keywords, fetched, matched, params)
+                        extra = None
+                        if later is not None and changed_web is not None:
+                            extra = {
+                                "pages": later[0],
+                                "matched": later[1],
+                                "web": str(changed_web[0].resolve()),
+                                "new": sorted(changed_web[1]),
+                            }
+                        save_capture(
+                            keep / name, web, topic, keywords, fetched, matched, second=extra
+                        )
                     repeated.append(run)
                     typer.echo(_line(web.name, run))
                 runs.append(_median_run(repeated))
@@ -224,6 +270,35 @@ async def _bench(
         text = params_note(params) + markdown(report)
         (out / "match.md").write_text(text + "\n", encoding="utf-8")
     return report
+
+
+def _changed(web: Path, out: Path) -> tuple[Path, set[str], Any]:
+    """The web with ``lab.bench.second.SHARE`` of its articles replaced (written under
+    ``out``): its folder, the new articles' URLs and its truth."""
+    from lab.bench.second import SHARE
+    from lab.mutate import changed
+    from lab.truth import Truth
+
+    later = out / f"{web.name}-changed"
+    new = set(changed(web, later, SHARE))
+    return later, new, Truth.load(later)
+
+
+async def _second_visit(
+    changed_web: tuple[Path, set[str], Any],
+    seed: str,
+    keywords: list[str],
+    pages: int,
+    params: dict[str, float] | None,
+    state: dict[str, Any],
+) -> tuple[list[Any], set[str]]:
+    """A next visit of ``pages`` fetches of the changed web from a first visit's ``state``:
+    its fetched pages and what it pushed."""
+    from lab.process import lab_server
+
+    with lab_server(changed_web[0]) as proxy:
+        fetched, matched, _ = await _crawl(proxy, seed, keywords, pages, params, state)
+    return fetched, matched
 
 
 def _line(web: str, run: dict[str, Any]) -> str:
@@ -240,6 +315,14 @@ def _line(web: str, run: dict[str, Any]) -> str:
             "pushed at " + ", ".join(f"{k} {v['pushed']}" for k, v in run["sensitivity"].items())
         )
     parts.append(f"judgment {run['judgment_cpu_ms_per_page']} ms/page")
+    if "second_visit" in run:
+        parts.append(
+            "second visit pushed "
+            + ", ".join(
+                f"{group} {c['right']} right / {c['wrong']} wrong of {c['on_topic']} on topic"
+                for group, c in run["second_visit"].items()
+            )
+        )
     return " | ".join(parts)
 
 
@@ -273,6 +356,23 @@ def markdown(report: dict[str, Any]) -> str:
                     f"| {', '.join(f'{f:.3f}' for f in run.get('repeats', {}).get(rule, []))} |"
                 )
     lines += _sensitivity_table(report)
+    seconds = [
+        (Path(web["web"]).name, run["topic"], run["second_visit"])
+        for web in report["webs"]
+        for run in web["runs"]
+        if "second_visit" in run
+    ]
+    if seconds:
+        from lab.bench.second import SHARE
+        from lab.bench.second import markdown as second_markdown
+
+        lines += [
+            "",
+            f"A second visit of {report['second']} fetches from each crawl's state, after "
+            f"{SHARE:.0%} of the web's articles were replaced by new ones:",
+            "",
+            second_markdown(seconds),
+        ]
     cpu = [run["judgment_cpu_ms_per_page"] for web in report["webs"] for run in web["runs"]]
     if cpu:
         lines.append("")
@@ -385,6 +485,13 @@ def register(bench_cli: typer.Typer) -> None:
         param: list[str] = typer.Option(
             [], "--param", metavar="NAME=VALUE", help=PARAM_HELP + " The crawls run with it too."
         ),
+        second: int = typer.Option(
+            0,
+            "--second",
+            min=0,
+            help="Also: after each crawl, a next visit of this many fetches from its state, "
+            "once 5 % of the web's articles were replaced by new ones; what it pushes (0: no).",
+        ),
     ) -> None:
         """Precision, recall and F1 of what is pushed, on each lab web and topic."""
         params = judgment_params(param)
@@ -392,5 +499,5 @@ def register(bench_cli: typer.Typer) -> None:
         out.mkdir(parents=True, exist_ok=True)
         if keep is not None:
             keep.mkdir(parents=True, exist_ok=True)
-        asyncio.run(_bench(web, out, pages, seed, repeats, keep, params))
+        asyncio.run(_bench(web, out, pages, seed, repeats, keep, params, second))
         typer.echo(f"wrote {out / 'match.json'}, {out / 'match.md'} and the plots")

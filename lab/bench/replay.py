@@ -42,10 +42,19 @@ SUFFIX = ".crawl.pickle"
 
 
 def save_capture(
-    path: Path, web: Path, topic: str, keywords: list[str], pages: list[Any], matched: set[str]
+    path: Path,
+    web: Path,
+    topic: str,
+    keywords: list[str],
+    pages: list[Any],
+    matched: set[str],
+    *,
+    second: dict[str, Any] | None = None,
 ) -> Path:
-    """Keep one crawl's fetched pages (their segmentation left out) for ``replay``."""
-    for page in pages:
+    """Keep one crawl's fetched pages (their segmentation left out) for ``replay``; with
+    ``second``, its second visit too (its ``pages``, ``matched``, the changed ``web`` and the
+    ``new`` articles' URLs: ``lab.bench.second``)."""
+    for page in [*pages, *(second or {}).get("pages", ())]:
         page.tokens = None
     target = path.with_name(path.name + SUFFIX)
     data = {
@@ -55,11 +64,13 @@ def save_capture(
         "pages": pages,
         "matched": set(matched),
     }
+    if second is not None:
+        data["second"] = second
     target.write_bytes(pickle.dumps(data, protocol=pickle.HIGHEST_PROTOCOL))
     return target
 
 
-def replay_one(job: tuple[Path, int, int, int, dict[str, float]]) -> dict[str, Any]:
+def replay_one(job: tuple[Path, int, int, int, dict[str, float], bool]) -> dict[str, Any]:
     """Judge one kept crawl again: F1 of the replayed decision (and after the clicks); with a
     revisit size, also its revisits' counts (``_revisits``); with a visit size (and the first
     visit's, 0: the same), its consecutive visits' counts (``_visits``). Every judgment of it
@@ -67,7 +78,7 @@ def replay_one(job: tuple[Path, int, int, int, dict[str, float]]) -> dict[str, A
     from lab.bench.match import _judge_all, _prf, feedback_clicks
     from lab.truth import Truth
 
-    path, revisit, visit, first, params = job
+    path, revisit, visit, first, params, second = job
     data = pickle.loads(path.read_bytes())  # noqa: S301 (files `bench match --keep` wrote)
     pages, topic, keywords = data["pages"], data["topic"], data["keywords"]
     truth = Truth.load(Path(data["web"]))
@@ -86,6 +97,8 @@ def replay_one(job: tuple[Path, int, int, int, dict[str, float]]) -> dict[str, A
         out["after_feedback"] = _prf(after, relevant)
     if revisit:
         out["revisits"] = _revisits(pages, keywords, truth, topic, revisit, params)
+    if second and "second" in data:
+        out["second_visit"] = _second(pages, pushed, judge, data, params)
     if visit:
         bounds = _visit_bounds(len(pages), visit, first)
         out["visits"] = _visits(pages, keywords, truth, topic, bounds, params)
@@ -98,6 +111,27 @@ def replay_one(job: tuple[Path, int, int, int, dict[str, float]]) -> dict[str, A
         )
         out["one_visit"] = _pushes(whole, covered, truth, topic)
     return out
+
+
+def _second(
+    pages: list[Any],
+    pushed: set[str],
+    judge: Any,
+    data: dict[str, Any],
+    params: dict[str, float] | None,
+) -> dict[str, dict[str, int]]:
+    """A kept second visit (``lab.bench.second``) judged again from the state of the first
+    visit's judgment (``judge``, which pushed ``pushed``)."""
+    from lab.bench.match import _judge_all
+    from lab.bench.second import second_counts
+    from lab.truth import Truth
+
+    later = data["second"]
+    again, _ = _judge_all(later["pages"], data["keywords"], state=_stored(judge), params=params)
+    truth = Truth.load(Path(later["web"]))
+    return second_counts(
+        pages, pushed, later["pages"], again, set(later["new"]), truth, data["topic"]
+    )
 
 
 def _on_topic(pages: list[Any], truth: Any, topic: str) -> set[str]:
@@ -315,6 +349,7 @@ def replay(
     visit: int = 0,
     first: int = 0,
     params: dict[str, float] | None = None,
+    second: bool = False,
 ) -> dict[str, Any]:
     """Judge every kept crawl in ``folder``, each in a fresh process (with ``revisit``, also
     its revisits of that many pages; with ``visit``, as visits of that many pages after a
@@ -325,7 +360,7 @@ def replay(
     context = multiprocessing.get_context("spawn")
     runs = []
     with context.Pool(workers, maxtasksperchild=1) as pool:
-        jobs = [(path, revisit, visit, first, dict(params or {})) for path in paths]
+        jobs = [(path, revisit, visit, first, dict(params or {}), second) for path in paths]
         for done, run in enumerate(pool.imap(replay_one, jobs, chunksize=1), 1):
             runs.append(run)
             after = run.get("after_feedback", {}).get("f1")
@@ -340,10 +375,23 @@ def replay(
     }
     if revisit:
         report["revisits"] = revisit_summary(runs)
+    if second:
+        report["second_visits"] = second_summary(runs)
     if visit:
         report["visits"] = visit_summary(runs)
         report["one_visit"] = one_visit_summary(runs)
     return report
+
+
+def second_summary(runs: list[dict[str, Any]]) -> list[tuple[str, str, dict[str, Any]]]:
+    """The kept second visits' counts summed per web and topic, in the order first seen."""
+    from lab.bench.second import add_counts
+
+    groups: dict[tuple[str, str], dict[str, dict[str, int]]] = {}
+    for run in runs:
+        if "second_visit" in run:
+            add_counts(groups.setdefault((run["web"], run["topic"]), {}), run["second_visit"])
+    return [(web, topic, counts) for (web, topic), counts in groups.items()]
 
 
 def summary(runs: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -415,15 +463,28 @@ def register(bench_cli: typer.Typer) -> None:
             metavar="NAME=VALUE",
             help=PARAM_HELP + " Every judgment of the replay takes it.",
         ),
+        second: bool = typer.Option(
+            False,
+            "--second",
+            help="Also: the second visits `bench match --second --keep` kept, judged from "
+            "their first visit's state; what they push.",
+        ),
     ) -> None:
         """F1 of the push decision judged again on kept crawls (no crawling)."""
         params = judgment_params(param)
-        report = replay(folder, workers, revisit, visit, first, params)
+        report = replay(folder, workers, revisit, visit, first, params, second)
         out.mkdir(parents=True, exist_ok=True)
         (out / "replay.json").write_text(json.dumps(report, indent=1), encoding="utf-8")
         text = params_note(params) + markdown(report)
         if revisit:
             text += "\n\n" + revisits_markdown(report["revisits"], revisit)
+        if second:
+            from lab.bench.second import markdown as second_markdown
+
+            if report["second_visits"]:
+                text += "\n\n" + second_markdown(report["second_visits"])
+            else:
+                text += "\n\nNo kept second visits (`bench match --second N --keep DIR`)."
         if visit:
             text += "\n\n" + visits_markdown(report["visits"], visit, first)
             text += "\n\n" + one_visit_markdown(report["one_visit"], visit, first)

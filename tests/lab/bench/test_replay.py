@@ -15,19 +15,21 @@ from crawler.judgment import JUDGE_DEFAULTS, SENSITIVITY
 
 @pytest.fixture(scope="module")
 def replayed(small_web: Path, tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, str]:
-    """One small web's kept crawls (60 fetches, both topics), judged again with revisits of
-    10 pages and as visits of 20: (kept folder, output folder, the replay's printed output)."""
+    """One small web's kept crawls (60 fetches, both topics, each with a second visit of 20
+    fetches once 5 % of the articles changed), judged again with revisits of 10 pages, as
+    visits of 20 and with their second visits: (kept folder, output folder, the replay's
+    printed output)."""
     from app.cli import cli
 
     runner = CliRunner()
     tmp = tmp_path_factory.mktemp("replay")
     kept, out = tmp / "kept", tmp / "out"
-    web = ["--web", str(small_web), "--pages", "60"]
+    web = ["--web", str(small_web), "--pages", "60", "--second", "20"]
     matched = runner.invoke(
         cli, ["bench", "match", *web, "--keep", str(kept), "--out", str(out / "match")]
     )
     assert matched.exit_code == 0, matched.output
-    options = ["--workers", "1", "--revisits", "10", "--visits", "20"]
+    options = ["--workers", "1", "--revisits", "10", "--visits", "20", "--second"]
     options += ["--out", str(out / "replay")]
     result = runner.invoke(cli, ["bench", "replay", str(kept), *options])
     assert result.exit_code == 0, result.output
@@ -251,3 +253,84 @@ def test_a_judgment_parameter_the_model_does_not_know_is_refused(
     assert result.exit_code == 2
     assert said in result.output and "threshold" in result.output
     assert not (tmp_path / "replay.json").exists()  # refused before any judging
+
+
+def test_a_second_visit_of_the_changed_web_is_crawled_from_the_first_ones_state_and_counted(
+    small_web: Path, replayed: tuple[Path, Path, str]
+) -> None:
+    """`bench match --second`: the next visit crawls the web after 5 % of its articles moved
+    to new URLs, starting from the first visit's state, and its items are counted as new,
+    fetched again or first fetched, with the pushes right and wrong by the changed web's
+    truth; `bench replay --second` judges the kept second visit again from the replayed first
+    visit's state and counts the same way."""
+    from lab.bench.match import _judge_all
+    from lab.bench.replay import _stored
+    from lab.bench.second import GROUPS, second_counts
+    from lab.truth import Truth
+
+    kept, out, output = replayed
+    match = json.loads((out / "match" / "match.json").read_text(encoding="utf-8"))
+    assert match["second"] == 20
+    md = (out / "match" / "match.md").read_text(encoding="utf-8")
+    assert "A second visit of 20 fetches" in md
+    report, kept_runs = _kept_runs(small_web, replayed)
+    crawled = {run["topic"]: run["second_visit"] for run in match["webs"][0]["runs"]}
+    replayed_rows = {topic: counts for _, topic, counts in report["second_visits"]}
+    assert set(crawled) == set(replayed_rows) == {"sports", "football"}
+    for topic, run, data in kept_runs:
+        later = data["second"]
+        pages2 = later["pages"]
+        assert 0 < len(pages2) <= 20
+        truth2 = Truth.load(Path(later["web"]))
+        new = set(later["new"])
+        assert new and not new & set(Truth.load(small_web).records)  # new URLs
+        # the crawl's own counts: its pushes, by group
+        counts = second_counts(
+            data["pages"], data["matched"], pages2, later["matched"], new, truth2, topic
+        )
+        assert crawled[topic] == counts
+        items = [p for p in pages2 if truth2.records.get(p.final_url, {}).get("kind") == "article"]
+        assert sum(counts[g]["fetched"] for g in GROUPS) == len({p.final_url for p in items})
+        before = {p.final_url for p in data["pages"]}
+        assert counts["again"]["fetched"] == len({p.final_url for p in items} & before)
+        assert counts["new"]["fetched"] == len({p.final_url for p in items} & new)
+        for group in GROUPS:
+            row = counts[group]
+            assert 0 <= row["right"] <= row["on_topic"] <= row["fetched"]
+            assert 0 <= row["wrong"] <= row["fetched"] - row["on_topic"]
+        # judged again: the replayed first visit's state judges the kept second visit
+        pushed, judge = _judge_all(data["pages"], data["keywords"])
+        again, _ = _judge_all(pages2, data["keywords"], state=_stored(judge))
+        assert run["second_visit"] == second_counts(
+            data["pages"], pushed, pages2, again, new, truth2, topic
+        )
+        assert replayed_rows[topic] == run["second_visit"]  # one kept crawl per topic
+    assert "new items: fetched / on topic" in output
+
+
+def test_a_second_visit_counts_a_page_pushed_once_and_sorts_items_by_when_they_appeared() -> (
+    None
+):
+    from types import SimpleNamespace
+
+    from lab.bench.second import second_counts
+
+    def page(url: str) -> Any:
+        return SimpleNamespace(final_url=url)
+
+    on_topic = {"new-on", "again-on", "again-pushed", "first-on"}
+    records = {u: {"kind": "article"} for u in [*on_topic, "new-off", "again-off", "first-off"]}
+    records["hub"] = {"kind": "list"}
+    truth = SimpleNamespace(records=records, relevant=lambda url, topic: url in on_topic)
+    first = [page(u) for u in ("again-on", "again-off", "again-pushed", "hub")]
+    second = [page(u) for u in records] + [page("new-on")]  # fetched twice: one item
+    pushed = {"new-on", "new-off", "again-on", "again-off", "again-pushed", "first-on", "hub"}
+    counts = second_counts(
+        first, {"again-pushed"}, second, pushed, {"new-on", "new-off"}, truth, "sports"
+    )
+    assert counts == {
+        "new": {"fetched": 2, "on_topic": 1, "right": 1, "wrong": 1},
+        # "again-pushed" was pushed by the first visit: not a push of this one
+        "again": {"fetched": 3, "on_topic": 2, "right": 1, "wrong": 1},
+        "first": {"fetched": 2, "on_topic": 1, "right": 1, "wrong": 0},
+    }
