@@ -68,6 +68,8 @@ found). They are learned from, never judged again.
 from __future__ import annotations
 
 import functools
+import hashlib
+import json
 import math
 import re
 from collections import Counter
@@ -312,6 +314,10 @@ class _Seen:
     earlier visit: this visit's map of the site does not hold it)."""
     earlier: bool = False
     """Fetched in an earlier visit (``history``): learned from, not judged again."""
+    declined: bool = False
+    """An earlier visit judged the page and did not push it (a page of an earlier visit); the
+    user has taught the model nothing since, and the page prints the user's words no more
+    than it did then (a page of this visit, fetched again): not pushed now either."""
 
 
 class _Model:
@@ -547,6 +553,23 @@ class Judge:
         self._learned_at = -1
         self.mid = float(state.get("mid", 0.0)) if state else 0.0
         self.scale = float(state.get("scale", 1.0)) if state else 1.0
+        self._taught = self._teaching(feedback)
+        self._taught_before = state is not None and state.get("taught") == self._taught
+        """The user has taught this concern nothing since the state was saved."""
+
+    def _teaching(self, feedback: Sequence[Example]) -> str:
+        """A fingerprint of what the user has told the concern's judgment: the verdicts, the
+        words (keywords, synonyms, exclude words, learned words removed) and the threshold. A
+        page an earlier visit declined is judged afresh once it changes."""
+        told = {
+            "verdicts": sorted((textmod.normalize(ex.title), ex.label) for ex in feedback),
+            "terms": list(self.profile.user_terms),
+            "exclude": self._exclude,
+            "blocked": sorted(self.blocked),
+            "threshold": self.threshold,
+        }
+        raw = json.dumps(told, ensure_ascii=False, sort_keys=True).encode("utf-8")
+        return hashlib.sha256(raw).hexdigest()[:16]
 
     # -- features -------------------------------------------------------------------------
     def _masked(self, term: str) -> bool:
@@ -698,6 +721,11 @@ class Judge:
                     # held-out folds alternate in that order, and a visit of the same pages
                     # then splits them as the visit before did
                     self.seen.remove(previous)
+                    seen.declined = (
+                        previous.declined
+                        and self._taught_before
+                        and seen.literal <= previous.literal + 1e-3
+                    )
                 self.seen.append(seen)
                 self._forget_features()
             self._by_url[seen.url] = seen
@@ -752,7 +780,10 @@ class Judge:
 
     def _decide(self, seen: _Seen) -> Judgment:
         prob, p_model, area, fired = self._probability(seen)
-        relevant = seen.kind == ITEM and prob >= self.threshold
+        # a page an earlier visit declined, fetched again unchanged with nothing taught since,
+        # stays declined: that visit judged it with the whole site before it, a short revisit
+        # with a thinner map of it (declined pages pushed later were wrong five times in six)
+        relevant = seen.kind == ITEM and prob >= self.threshold and not seen.declined
         # during a visit only what the user's own words carry (a keyword in the title) is
         # pushed at once; what the model alone carries waits for the end of the visit, when
         # it has read the whole site and this visit's feedback (a fit on the visit's first
@@ -783,6 +814,8 @@ class Judge:
         }
         if seen.excluded:
             explanation["excluded"] = seen.excluded
+        if seen.declined:
+            explanation["declined_before"] = True
         return Judgment(
             seen.kind,
             round(prob, 4),
@@ -1231,6 +1264,7 @@ class Judge:
             if self.affinity is not None
             else {},
             "history": self._saved_history(),
+            "taught": self._taught,
         }
 
     def _saved_history(self) -> list[dict[str, Any]]:
@@ -1257,8 +1291,14 @@ class Judge:
                     "f": {t: round(v, 3) for t, v in top},
                 }
                 | ({"x": s.excluded} if s.excluded else {})
+                | ({"n": 1} if self._declined(s) else {})
             )
         return out
+
+    def _declined(self, seen: _Seen) -> bool:
+        """The page was judged and not pushed: by an earlier visit, or by this one once it has
+        ended (during the visit a page not pushed yet may still be, at its end)."""
+        return seen.declined if seen.earlier else self._final and not seen.pushed
 
     def _history(self, saved: Any) -> list[_Seen]:
         """Earlier visits' items from a saved state (``_saved_history``): learned from, never
@@ -1282,6 +1322,7 @@ class Judge:
                     str(entry.get("s", "")),
                     float(entry.get("a", 1.0)),
                     True,
+                    bool(entry.get("n", False)),
                 )
             except (KeyError, TypeError, ValueError, AttributeError):
                 continue  # a damaged entry: the rest still teach

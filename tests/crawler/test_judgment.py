@@ -1314,3 +1314,38 @@ def test_the_texts_weight_is_chosen_only_in_the_last_fit_of_a_visit(
         full.judge(page)
     full.finish()
     assert all(call == (True, True) for call in calls)
+
+
+def test_a_page_an_earlier_visit_declined_is_not_pushed_when_fetched_again_unchanged() -> None:
+    """A revisit that fetches again a page the last visit judged and did not push leaves it
+    unpushed, although its own model would push it: the visit that declined it had read more
+    of the site. Once the user has taught the concern something since (a verdict), or the
+    page now prints the keyword where it did not, it is judged afresh."""
+    early = Judge(profile())
+    for page in visit(random.Random(20), 10):  # too few pages for a model: nothing learned
+        early.judge(page)
+    early.judge(zhongchao())
+    assert zhongchao().url not in dict(early.finish())  # declined
+    state = json.loads(json.dumps(early.state()))
+
+    def revisit(saved: dict[str, Any] | None, page: Page, **kwargs: Any) -> set[str]:
+        """What a revisit from ``saved`` that fetches ``page`` last pushes."""
+        judge = Judge(profile(), state=saved, **kwargs)
+        return pushed_in(judge, [*visit(random.Random(21), 150), page])
+
+    assert zhongchao().url in revisit(None, zhongchao())  # a model that knows the site would
+    assert zhongchao().url not in revisit(state, zhongchao())
+    # the user taught the concern since: every page is judged afresh
+    verdict = [Example("国安 申花 进球", "国安和申花的比赛，进球和点球。", True)]
+    assert zhongchao().url in revisit(state, zhongchao(), feedback=verdict)
+    # the page changed: it now says the keyword in its title
+    changed = zhongchao()
+    changed.title = "足球：" + changed.title
+    assert changed.url in revisit(state, changed)
+    # and a revisit's own declined pages are remembered for the next one, its pushes are not
+    judge = Judge(profile(), state=state)
+    pushed = pushed_in(judge, [*visit(random.Random(21), 150), zhongchao()])
+    saved = {e["u"]: e for e in judge.state()["history"]}
+    assert saved[zhongchao().url].get("n") == 1
+    assert pushed and not any(saved[u].get("n") for u in pushed)
+    assert all(e.get("n") == 1 for u, e in saved.items() if u not in pushed)
