@@ -55,6 +55,13 @@ Decisions made before the model knows enough are provisional: ``finish()`` refit
 visit and re-judges every item that was not pushed, returning the ones that now are (a page is
 pushed at most once: ``finish`` never returns a page already pushed).
 
+A page a visit judged and did not push is remembered as declined (in ``history``). A later visit
+that fetches it again leaves it unpushed while the user has taught the concern nothing since
+(verdicts, words, threshold: ``_teaching``) and the page prints the user's words no more than it
+did: the visit that declined it judged it with the whole site before it, a short revisit with a
+thin map of it (on the second visits of thirteen lab webs such late pushes were wrong 22 times
+in 30; docs/benchmarks.md, "A concern's second visit").
+
 The model's state (weights, bias, counts) is plain JSON-able data (``state()`` /
 ``Judge(profile, state=...)``); the application stores it per concern. It keeps the last
 ``history`` items the model was fitted on, each as its ``history_words`` strongest words, its
