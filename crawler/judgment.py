@@ -718,7 +718,7 @@ class Judge:
         if observe and page.kind == ITEM and not page.not_modified:
             previous = self._by_url.get(seen.url)
             if previous is not None and not previous.earlier:
-                seen.pushed = previous.pushed
+                seen.pushed, seen.declined = previous.pushed, previous.declined
                 self.seen[self.seen.index(previous)] = seen
             else:
                 if previous is not None:
@@ -789,7 +789,7 @@ class Judge:
         prob, p_model, area, fired = self._probability(seen)
         # a page an earlier visit declined, fetched again unchanged with nothing taught since,
         # stays declined: that visit judged it with the whole site before it, a short revisit
-        # with a thinner map of it (declined pages pushed later were wrong five times in six)
+        # with a thinner map of it (declined pages pushed later were wrong three times in four)
         relevant = seen.kind == ITEM and prob >= self.threshold and not seen.declined
         # during a visit only what the user's own words carry (a keyword in the title) is
         # pushed at once; what the model alone carries waits for the end of the visit, when

@@ -1335,6 +1335,9 @@ def test_a_page_an_earlier_visit_declined_is_not_pushed_when_fetched_again_uncha
 
     assert zhongchao().url in revisit(None, zhongchao())  # a model that knows the site would
     assert zhongchao().url not in revisit(state, zhongchao())
+    # fetched twice in the revisit: still the same page, still declined
+    pages = [zhongchao(), *visit(random.Random(21), 150), zhongchao()]
+    assert zhongchao().url not in pushed_in(Judge(profile(), state=state), pages)
     # the user taught the concern since: every page is judged afresh
     verdict = [Example("国安 申花 进球", "国安和申花的比赛，进球和点球。", True)]
     assert zhongchao().url in revisit(state, zhongchao(), feedback=verdict)
