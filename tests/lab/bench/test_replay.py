@@ -268,7 +268,7 @@ def test_a_second_visit_of_the_changed_web_is_crawled_from_the_first_ones_state_
     from lab.bench.second import GROUPS, second_counts
     from lab.truth import Truth
 
-    kept, out, output = replayed
+    _, out, output = replayed
     match = json.loads((out / "match" / "match.json").read_text(encoding="utf-8"))
     assert match["second"] == 20
     md = (out / "match" / "match.md").read_text(encoding="utf-8")
@@ -308,9 +308,7 @@ def test_a_second_visit_of_the_changed_web_is_crawled_from_the_first_ones_state_
     assert "new items: fetched / on topic" in output
 
 
-def test_a_second_visit_counts_a_page_pushed_once_and_sorts_items_by_when_they_appeared() -> (
-    None
-):
+def test_a_second_visit_counts_a_page_pushed_once_and_sorts_items_by_when_they_appeared() -> None:
     from types import SimpleNamespace
 
     from lab.bench.second import second_counts
