@@ -18,7 +18,9 @@ and judges the same pages. Each sensitivity setting (精确 / 均衡 / 宽泛) i
 judging the same fetched pages again at its threshold. CPU per page of the judgment is timed by
 replaying the fetched pages through a fresh model. Writes ``match.json``, ``match.md`` and
 ``match_<web>.png``; with ``--keep DIR``, also each crawl's fetched pages, which
-``bench replay DIR`` judges again without crawling.
+``bench replay DIR`` judges again without crawling. With ``--second N`` each crawl is followed
+by a next visit of N fetches of the web after 5 % of its articles changed, from the crawl's
+state, and what that visit pushes is counted (``lab.bench.second``).
 """
 
 from __future__ import annotations
