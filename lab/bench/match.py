@@ -85,7 +85,7 @@ async def _crawl(
     saved: list[dict[str, Any]] = []
     profile = TopicProfile.from_keywords(keywords)
     async for event in crawl([seed], profile, config, on_checkpoint=saved.append):
-        if event.page is not None and not event.error and not event.final:
+        if event.page is not None and not event.error:
             fetched.append(event.page)
         if event.matched:
             matched.add(event.final_url)
