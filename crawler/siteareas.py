@@ -19,7 +19,10 @@ site's templates:
 With ``walk`` (the judgment's ``area_walk``, 0.3 by default), the links' closeness is a
 personalized PageRank from the positives instead of co-citation: it also reaches the pages a
 link or two further (docs/benchmarks.md, "A walk over the links instead of co-citation", and
-"The walk over the links by default").
+"The walk over the links by default"). A later visit walks from the positives it fetched
+itself, whose own links it saw, when it has a few; an earlier visit's positive, known only as
+a link on a page this one fetched, starts a walk only when it has not (docs/benchmarks.md, "A
+later visit walks from the positives it fetched").
 
 ``SiteAreas`` records both as pages are observed. ``affinity(positives)`` gives each recorded
 item a number in [0, 1]: how densely its section and the pages that cite it (and that it cites)
@@ -98,12 +101,21 @@ class SiteAreas:
             by_section, [by_section.get(where[i], 0.0) for i in pos_ids if i in where]
         )
         if walk:
-            cited = self._walk_closeness(item_ids, pos_ids, walk)
-            # measured against the positives the walk reaches: a later visit learns from the
-            # positives of earlier ones, most of which none of its pages links to (counted as
-            # 0, they made the typical positive's closeness a small number, and every page a
-            # link path joins to a positive, as close as one)
-            reference = [cited[i] for i in pos_ids if i in cited]
+            # from the positives whose own links this visit saw, when it fetched
+            # ``_OWN_SEEDS`` of them: a positive known only by a link (an earlier visit's)
+            # hands its whole walk to the pages that list it, and a list of every section's
+            # stories (a home page, "latest") that lists a few of them made each story it
+            # lists as close as they are (a later visit's car, game and crime stories, pushed
+            # for a sport topic); a visit that fetched fewer starts from all it links to
+            seeds = {i for i in pos_ids if i in self._out}
+            cited = self._walk_closeness(item_ids, seeds, walk) if len(seeds) >= _OWN_SEEDS else {}
+            # measured against the positives the walk reaches (counting the ones no page of
+            # the visit links to as 0 made the typical positive's closeness a small number,
+            # and every page a link path joins to a positive, as close as one)
+            reference = [cited[i] for i in seeds if i in cited]
+            if len(reference) < _OWN_SEEDS:
+                cited = self._walk_closeness(item_ids, pos_ids, walk)
+                reference = [cited[i] for i in pos_ids if i in cited]
         else:
             cited = self._citation_density(item_ids, pos_ids)
             reference = [cited.get(i, 0.0) for i in pos_ids]
@@ -238,6 +250,9 @@ The share barely matters: on the lab webs the "most read" boxes are on every pag
 other link on under 30 % of a site's pages (0.3, 0.5 and 0.7 judge every page alike)."""
 _TEMPLATE_MIN = 5
 """…and from at least this many (a visit's first few pages do not make a template)."""
+_OWN_SEEDS = 4
+"""The walk starts from the positives a visit fetched itself when there are this many (it
+reaches them: ``SiteAreas.affinity``)."""
 _SHARED = 3
 """Items that must share a title section for it to count as one of the site's sections."""
 _URL = "url:"

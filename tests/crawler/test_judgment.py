@@ -414,6 +414,31 @@ def test_a_walk_in_a_later_visit_starts_from_the_positives_of_earlier_visits() -
     assert 0.0 < closeness(new_other) < 0.5 * closeness(new_topic)
 
 
+def test_a_later_visit_that_fetched_its_own_positives_walks_from_them() -> None:
+    """A later visit fetches the home page, which lists many of the last visit's positives
+    among other sections' stories, and a few sport stories of its own, each with a "related"
+    box. Walking from the last visit's positives too (each known only as a link from the home
+    page), every story the home page lists was as close as they are (0.63: cars and crime
+    pushed for a sport topic); from the visit's own positives, the new sport story their
+    boxes lead to is near the topic and the home page's other stories are not."""
+    areas = SiteAreas()
+    url = "http://x.cn/a/{}.html".format
+    earlier = [url(f"e{i}") for i in range(20)]  # the last visit's positives, not fetched
+    own = [url(f"t{i}") for i in range(5)]  # this visit's positives
+    new_topic = url("t-new")
+    other = [url(f"o{i}") for i in range(6)]  # other sections' stories on the home page
+    areas.observe("http://x.cn/", [*earlier, *other, own[0]], None)
+    for i, story in enumerate(own):
+        areas.observe(story, [own[(i + 1) % len(own)], new_topic, url(f"x{i}")], "")
+    areas.observe(new_topic, [own[0], url("y")], "")
+    for i, story in enumerate(other):
+        areas.observe(story, [url(f"z{i}")], "")
+    items = [*earlier, *own, new_topic, *other]
+    closeness = areas.affinity(items, {*earlier, *own}, walk=0.3)
+    assert closeness(new_topic) > 0.5
+    assert max(closeness(story) for story in other) < 0.1
+
+
 def test_a_box_on_every_page_of_a_site_says_nothing_about_where_its_stories_live() -> None:
     """Titles and URLs that name no section leave co-citation. A "most read" box lists two
     finance stories on every page, the sport channel's too: those links are the site's
