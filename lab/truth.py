@@ -38,11 +38,14 @@ class Truth:
             graph[row["url"]] = row["links"]
         return cls(records, graph)
 
+    def is_item(self, url: str) -> bool:
+        """An article: a page a person reads (channel, list, tag and special pages are hubs)."""
+        return self.records.get(url, {}).get("kind") == "article"
+
     def relevant(self, url: str, topic: str, *, items: bool = False) -> bool:
-        """On-topic by the truth; with ``items``, only articles count (not channel, list, tag
-        or special pages, which a person does not read)."""
+        """On-topic by the truth; with ``items``, only articles count (``is_item``)."""
         record = self.records.get(url)
-        if record is None or (items and record.get("kind") != "article"):
+        if record is None or (items and not self.is_item(url)):
             return False
         return is_about(str(record["category"]), bool(record["football"]), topic)
 

@@ -120,7 +120,7 @@ def _topic_run(
     from crawler import text as textmod
     from crawler.judgment import JUDGE_DEFAULTS, SENSITIVITY
 
-    items = {p.final_url for p in pages if truth.records.get(p.final_url, {}).get("kind") in ITEMS}
+    items = {p.final_url for p in pages if truth.is_item(p.final_url)}
     hubs = {p.final_url for p in pages} - items
     relevant = {u for u in items if truth.relevant(u, topic)}
     profile = TopicProfile.from_keywords(keywords)
@@ -183,10 +183,6 @@ def feedback_clicks(pages: list[Any], pushed: set[str], relevant: set[str]) -> l
         Example(p.title, f"{p.description}\n{p.text[:1000]}", p.final_url in relevant)
         for p in by_time[:CLICKS]
     ]
-
-
-ITEMS = ("article",)
-"""Ground-truth page kinds that are items (everything else in the lab web is a hub)."""
 
 
 def _median_run(runs: list[dict[str, Any]]) -> dict[str, Any]:

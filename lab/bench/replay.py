@@ -136,10 +136,7 @@ def _second(
 
 def _on_topic(pages: list[Any], truth: Any, topic: str) -> set[str]:
     """The on-topic items among ``pages``, by the truth."""
-    from lab.bench.match import ITEMS
-
-    items = {p.final_url for p in pages if truth.records.get(p.final_url, {}).get("kind") in ITEMS}
-    return {u for u in items if truth.relevant(u, topic)}
+    return {p.final_url for p in pages if truth.relevant(p.final_url, topic, items=True)}
 
 
 _COUNTS = ("revisits", "relevant", "correct", "wrong")

@@ -45,12 +45,10 @@ def second_counts(
     """The second visit's items (``pages``, judged ``pushed``) by group (``GROUPS``): fetched,
     on-topic by ``truth`` (the changed web's), and pushed right and wrong; a page the first
     visit pushed is not pushed again (the service keeps one match per page and concern)."""
-    from lab.bench.match import ITEMS
-
     before = {p.final_url for p in first_pages}
     out = {group: dict.fromkeys(COUNTS, 0) for group in GROUPS}
     for url in dict.fromkeys(p.final_url for p in pages):
-        if truth.records.get(url, {}).get("kind") not in ITEMS:
+        if not truth.is_item(url):
             continue
         group = "new" if url in new else "again" if url in before else "first"
         on = truth.relevant(url, topic)

@@ -96,19 +96,15 @@ def summarise(
     rows: list[dict[str, Any]], parts: dict[str, tuple[float, ...]], truth: Any, topic: str
 ) -> dict[str, Any]:
     """On-topic items per 100 fetches, and each part's AUC over the item links ranked."""
-    from lab.bench.match import ITEMS
 
     def on_topic(url: str) -> bool:
         return bool(truth.relevant(url, topic, items=True))
-
-    def is_item(url: str) -> bool:
-        return truth.records.get(url, {}).get("kind") in ITEMS
 
     per_100 = [sum(on_topic(r["url"]) for r in rows[i : i + 100]) for i in range(0, len(rows), 100)]
     fetched = {r["url"] for r in rows}
     groups: dict[str, list[str]] = {"all": [], "fetched": [], "left": []}
     for url in parts:
-        if is_item(url):
+        if truth.is_item(url):
             groups["all"].append(url)
             groups["fetched" if url in fetched else "left"].append(url)
     table: dict[str, dict[str, Any]] = {}
@@ -119,7 +115,7 @@ def summarise(
             part: auc([parts[u][i] for u in on], [parts[u][i] for u in off])
             for i, part in enumerate(PARTS)
         }
-    items = [r for r in rows if is_item(r["url"])]
+    items = [r for r in rows if truth.is_item(r["url"])]
     judged = auc(
         [r["probability"] for r in items if on_topic(r["url"])],
         [r["probability"] for r in items if not on_topic(r["url"])],

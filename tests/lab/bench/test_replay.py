@@ -86,12 +86,7 @@ def test_revisits_judge_a_crawls_second_half_from_the_model_of_its_first(
         second = pages[len(pages) // 2 :]
         assert row["revisits"] == len(second) // 10
         judged = second[: 10 * row["revisits"]]
-        on_topic = {
-            p.final_url
-            for p in judged
-            if truth.records.get(p.final_url, {}).get("kind") == "article"
-            and truth.relevant(p.final_url, topic)
-        }
+        on_topic = {p.final_url for p in judged if truth.relevant(p.final_url, topic, items=True)}
         assert row["relevant"] == len(on_topic)
         assert 0 <= row["correct"] <= row["relevant"]
     assert rows["sports"]["correct"] > 0  # the coarse topic's revisits push its stories
@@ -312,14 +307,19 @@ def test_a_second_visit_counts_a_page_pushed_once_and_sorts_items_by_when_they_a
     from types import SimpleNamespace
 
     from lab.bench.second import second_counts
+    from lab.truth import Truth
 
     def page(url: str) -> Any:
         return SimpleNamespace(final_url=url)
 
+    def article(category: str) -> dict[str, object]:
+        return {"kind": "article", "category": category, "football": False}
+
     on_topic = {"new-on", "again-on", "again-pushed", "first-on"}
-    records = {u: {"kind": "article"} for u in [*on_topic, "new-off", "again-off", "first-off"]}
-    records["hub"] = {"kind": "list"}
-    truth = SimpleNamespace(records=records, relevant=lambda url, topic: url in on_topic)
+    records = {u: article("sports") for u in on_topic}
+    records |= {u: article("finance") for u in ("new-off", "again-off", "first-off")}
+    records["hub"] = {"kind": "list", "category": "sports", "football": False}
+    truth = Truth(records, {})
     first = [page(u) for u in ("again-on", "again-off", "again-pushed", "hub")]
     second = [page(u) for u in records] + [page("new-on")]  # fetched twice: one item
     pushed = {"new-on", "new-off", "again-on", "again-off", "again-pushed", "first-on", "hub"}
