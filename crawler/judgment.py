@@ -558,8 +558,13 @@ class Judge:
         self._link_cache: dict[tuple[str, int], float] = {}
         self._learned: dict[str, float] = {}
         self._learned_at = -1
-        self.mid = float(state.get("mid", 0.0)) if state else 0.0
-        self.scale = float(state.get("scale", 1.0)) if state else 1.0
+        # the calibration, and what the model's words were weighed by in its fit
+        # (``_text_weight``: a word's part in a page's score is read against it, in
+        # ``_model_probability``'s words that fired)
+        self.mid, self.scale, self.text_weight = (
+            float((state or {}).get(key, default))
+            for key, default in (("mid", 0.0), ("scale", 1.0), ("text", 1.0))
+        )
         self._taught = self._teaching(feedback)
         self._taught_before = state is not None and state.get("taught") == self._taught
         """The user has taught this concern nothing since the state was saved."""
@@ -819,6 +824,10 @@ class Judge:
             "model_warm": self.warm,
             "feedback": len(self.feedback),
         }
+        if self.warm and self._area_says():
+            # where on the site the page was found is part of the model's score: said, so a
+            # page the text alone does not carry is not pushed for no reason shown
+            explanation["site_area"] = round(area, 2)
         if seen.excluded:
             explanation["excluded"] = seen.excluded
         if seen.declined:
@@ -832,6 +841,16 @@ class Judge:
             terms,
             explanation,
             seen.title,
+        )
+
+    def _area_says(self) -> bool:
+        """The closeness to the topic's area tells pages apart on this site (the site names
+        sections, or its pages link to each other): else it is 1 for every page."""
+        a = self.affinity
+        return (
+            bool(self.params["area"])
+            and a is not None
+            and (a.sections is not None or a.cited is not None)
         )
 
     def _area_logit(self, area: float) -> float:
@@ -860,7 +879,11 @@ class Judge:
             w = self.model.weights
             contrib = [(t, v * w.get(t, 0.0)) for t, v in features.items()]
             if explain:
-                fired = sorted((c for c in contrib if c[1] > 0.05), key=lambda c: -c[1])[:8]
+                # a word fires by its part in the text's score: the model of a long visit's
+                # last fit weighs the text at a tenth (``text_long``), and read against 0.05
+                # itself, a third of its pushes named no word at all
+                floor = 0.05 * self.text_weight
+                fired = sorted((c for c in contrib if c[1] > floor), key=lambda c: -c[1])[:8]
             if z is None:
                 z = self.model.bias + sum(v for _, v in contrib)
         z += self._area_logit(area)
@@ -1099,6 +1122,7 @@ class Judge:
         # Platt scaling of the held-out scores to P(labelled | page), then Elkan & Noto:
         # P(relevant | page) = P(labelled | page) / c, c = mean P(labelled) of the labelled
         scored = held
+        alpha = 1.0
         if p["area"] and self.affinity is not None:
             # the page's place on the site is part of the score: log-closeness to the area
             areas = [self._area(s) for s in items] + [
@@ -1133,6 +1157,7 @@ class Judge:
         # new pages are scored by the mean of the two fold models: the scale the calibration
         # was fitted on (a model trained on everything is more confident than its folds)
         self.model = _Model.mean(models).pruned(int(p["max_weights"]))
+        self.text_weight = alpha
         return held[: len(items)]
 
     def _text_weight(
@@ -1264,6 +1289,7 @@ class Judge:
             "mid": round(self.mid, 5),
             "c": round(self.c, 5),
             "scale": round(self.scale, 5),
+            "text": round(self.text_weight, 4),
             "items": self.history_items + self._observed,
             "sections": {
                 sec: round(v, 4) for sec, v in list((self.affinity.sections or {}).items())[:500]

@@ -1,8 +1,9 @@
 """The "why you got this" line of a message, from the judgment's explanation.
 
 For the learned topic model (``method: "model"``) it names the literal keyword hits and where
-they were found, the learned terms that fired (marked as learned), the model's probability
-as a percentage, the page kind and how many of the user's verdicts shaped the model. Other
+they were found, the learned terms that fired (marked as learned), how close the page sits to
+the topic's pages on its site (part of the model's score), the model's probability as a
+percentage, the page kind and how many of the user's verdicts shaped the model. Other
 explanations (the seed scorers) keep the keyword-and-score line of :func:`push.digest.why`.
 """
 
@@ -74,6 +75,14 @@ def _hits(info: Mapping[str, Any], lang: str) -> tuple[list[str], list[str]]:
     return literal, learned
 
 
+def _closeness(area: object) -> str:
+    """How close the page sits to the topic's pages on its site, as a percentage ("" if the
+    explanation does not say)."""
+    if not isinstance(area, int | float):
+        return ""
+    return f"{round(100 * min(1.0, max(0.0, float(area))))}%"
+
+
 def explain_why(
     explanation: Mapping[str, Any] | None, keywords: Sequence[str], score: float, lang: str
 ) -> str:
@@ -88,6 +97,7 @@ def explain_why(
     kind = _KINDS[lang].get(str(info.get("kind", "")), "")
     verdicts = info.get("feedback")
     n = verdicts if isinstance(verdicts, int) and verdicts > 0 else 0
+    near = _closeness(info.get("site_area"))
     pct = f"{round(100 * float(probability))}%"
     parts: list[str] = []
     if lang == "zh":
@@ -95,6 +105,8 @@ def explain_why(
         parts.append("命中关键词：" + hits)
         if learned:
             parts.append("学习到的词：" + "、".join(learned))
+        if near:
+            parts.append(f"与站内主题文章的接近度 {near}")
         line = f"相关概率 {pct}"
         if isinstance(threshold, int | float):
             line += f"（推送阈值 {round(100 * float(threshold))}%）"
@@ -107,6 +119,8 @@ def explain_why(
     parts.append("Matched: " + (", ".join(literal) if literal else "none (judged by the topic)"))
     if learned:
         parts.append("learned: " + ", ".join(learned))
+    if near:
+        parts.append(f"{near} as close to the topic's pages on the site")
     line = f"probability {pct}"
     if isinstance(threshold, int | float):
         line += f" (push at {round(100 * float(threshold))}%)"

@@ -80,6 +80,8 @@ class Why:
     kind_evidence: list[str] = field(default_factory=list)
     feedback: int = 0
     """How many of the user's verdicts had shaped the model when it decided."""
+    site_area: float | None = None
+    """How close the page sits to the topic's pages on its site (1: as close as they are)."""
 
 
 @dataclass
@@ -180,6 +182,7 @@ def explain(match: Match) -> Why:
     kind = info.get("kind") if isinstance(info.get("kind"), str) else None
     evidence = info.get("kind_evidence")
     verdicts = info.get("feedback")
+    area = info.get("site_area")
     return Why(
         keywords=list(match.matched_keywords),
         places=places,
@@ -191,6 +194,7 @@ def explain(match: Match) -> Why:
         kind=kind or (match.kind if method == "model" else None),
         kind_evidence=[str(e) for e in evidence] if isinstance(evidence, list) else [],
         feedback=verdicts if isinstance(verdicts, int) and verdicts > 0 else 0,
+        site_area=min(1.0, max(0.0, float(area))) if isinstance(area, int | float) else None,
     )
 
 

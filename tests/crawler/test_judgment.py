@@ -603,6 +603,47 @@ def test_self_training_finds_the_topic_pages_the_literal_ones_alone_miss() -> No
     assert judge.judge(zhongchao(), observe=False).relevant
 
 
+def test_the_words_a_push_names_do_not_depend_on_the_weight_the_last_fit_gave_the_text() -> None:
+    """A long visit's last fit weighs the text at a tenth (``text_long``), and its model is
+    saved so. A word's part in a page's score is read against that weight: read against the
+    full weight, a third of such a visit's pushes on a lab web named no word at all, and here
+    the 中超 story would name three of its eight."""
+    judge = Judge(profile())
+    for page in visit(random.Random(1), 150):
+        judge.judge(page)
+    judge.finish()
+    assert judge.text_weight == 1.0
+    named = judge.judge(zhongchao(), observe=False).explanation["learned"]
+    assert len(named) == 8
+    state = json.loads(json.dumps(judge.state()))
+    tenth = judge.params["text_long"]
+    state["weights"] = {t: w * tenth for t, w in state["weights"].items()}
+    state["bias"] *= tenth
+    state["text"] = tenth
+    weighed_less = Judge(profile(), state=state)
+    assert weighed_less.text_weight == tenth
+    assert weighed_less.judge(zhongchao(), observe=False).explanation["learned"] == named
+
+
+def test_where_the_site_tells_its_areas_apart_the_explanation_says_how_close_the_page_is() -> None:
+    judge = Judge(profile())
+    for page in sectioned_visit(random.Random(11)):
+        judge.judge(page)
+    judge.finish()
+    url = "http://news.example.cn/new1.html"
+    story = Page(url, url, 200, title="中超，国安，赛季_体育_示例网", text="射门和进球。" + FILLER)
+    finance = Page(url, url, 200, title="股市，基金，指数_财经_示例网", text="银行和利率。")
+    near = judge.judge(story, observe=False).explanation["site_area"]
+    far = judge.judge(finance, observe=False).explanation["site_area"]
+    assert 0.0 <= far < near <= 1.0
+    # pages whose site gives no such signal (no sections, no links) say nothing of it
+    plain = Judge(profile())
+    for page in visit(random.Random(1), 150):
+        plain.judge(page)
+    plain.finish()
+    assert "site_area" not in plain.judge(zhongchao(), observe=False).explanation
+
+
 def test_a_page_the_user_marked_wrong_is_never_taken_as_a_positive() -> None:
     pages = sparse_visit(random.Random(6))
     marked = pages[3]  # football that never says 足球: self-training would take it

@@ -23,6 +23,19 @@ def test_a_page_judged_by_the_topic_alone_says_so() -> None:
     )
 
 
+def test_how_close_the_page_sits_to_the_topics_pages_is_said() -> None:
+    info = {"method": "model", "probability": 0.8, "kind": "item", "site_area": 0.864}
+    assert explain_why(info, [], 0.8, "zh") == (
+        "命中关键词：无（按学习到的主题判断）；与站内主题文章的接近度 86%；相关概率 80%，文章页"
+    )
+    assert explain_why(info, [], 0.8, "en") == (
+        "Matched: none (judged by the topic); 86% as close to the topic's pages on the site; "
+        "probability 80%, article"
+    )
+    # a value out of range is held to it, not shown as more than the positives' own
+    assert "100%" in explain_why(dict(info, site_area=1.7), [], 0.8, "en").split(";")[1]
+
+
 def test_odd_shapes_do_not_break_the_line() -> None:
     info = {
         "method": "model",
@@ -36,6 +49,7 @@ def test_odd_shapes_do_not_break_the_line() -> None:
         ],
         "learned": "not a list",
         "feedback": 1,
+        "site_area": "near",
     }
     assert explain_why(info, ["AI"], 1.0, "en") == (
         "Matched: AI, GPU (URL); probability 100%; shaped by 1 of your verdict"

@@ -66,6 +66,7 @@ def _seed(email: str, password: str) -> int:
                 "learned": ["恒大", "联赛"],
                 "model_warm": True,
                 "feedback": 3,
+                "site_area": 0.86,
             },
             title=page.title,
             url=url,
@@ -119,6 +120,7 @@ def test_feedback_buttons_at_desktop_and_phone_widths(live: dict[str, Any], tmp_
             expect(no).to_have_attribute("aria-pressed", "false")
             expect(page.locator(".why")).to_contain_text("83%")
             expect(page.locator(".why-learned")).to_contain_text("恒大")
+            expect(page.locator(".why-area")).to_contain_text("接近度 86%")
             no.click()
             expect(page.locator(".flash.success")).to_contain_text("已标为不相关")
             expect(page.locator("#verdict button[value=not_relevant]")).to_have_attribute(

@@ -27,6 +27,7 @@ MODEL = {
     "learned_weights": {"中超": 0.8},
     "model_warm": True,
     "feedback": 3,
+    "site_area": 0.86,
 }
 
 
@@ -116,6 +117,7 @@ def test_the_model_explains_itself(alice_client, db, msg):
     assert "中超" in learned and "恒大" in learned and "学习得来" in learned
     assert "83%" in why and "达到 65% 即推送" in why and "学习型主题模型" in why
     assert "文章页" in why and "模型已参考您的 3 条评价" in why
+    assert "站内位置" in why and "与本站主题文章的接近度 86%" in why
     assert "headline" not in why  # the crawler's English evidence is not shown in Chinese
 
 
@@ -133,6 +135,8 @@ def test_the_model_explains_itself_in_english(app, db, alice, msg):
     assert "Learned terms that fired" in page and "(learned)" in page
     assert "83%" in page and "section page" in page and "headline h1 = title" in page
     assert "No verdicts yet" in page and "</svg> Relevant</button>" in page
+    assert "Place on the site" in page
+    assert "86% as close to your topic's pages as they are to each other" in page
 
 
 def test_sensitivity_and_scorer_on_the_concern_form(alice_client, db, alice, site_url):
