@@ -183,8 +183,13 @@ def explain(match: Match) -> Why:
     evidence = info.get("kind_evidence")
     verdicts = info.get("feedback")
     area = info.get("site_area")
+    keywords = list(match.matched_keywords)
+    if method == "model":
+        # the model's words that fired are stored with the keyword hits (the feed highlights
+        # both); shown as keywords, they would read as the user's own
+        keywords = [k for k in keywords if k not in learned]
     return Why(
-        keywords=list(match.matched_keywords),
+        keywords=keywords,
         places=places,
         score=float(match.score),
         threshold=float(threshold) if isinstance(threshold, int | float) else None,

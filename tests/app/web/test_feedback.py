@@ -107,11 +107,15 @@ def test_another_users_message_is_404_and_nothing_recorded(bob_client, alice_cli
 
 def test_the_model_explains_itself(alice_client, db, msg):
     msg.explanation, msg.probability = MODEL, 0.83
+    msg.matched_keywords = ["足球", "中超", "恒大"]  # as stored: the hits, then learned words
     db.add(msg)
     db.commit()
     page = alice_client.get(f"/messages/{msg.id}").text
     why = page[page.index('<dl class="why">') : page.index("</dl>")]
     assert "标题：足球" in why and "正文：足球" in why  # literal hits and where
+    keywords = why[: why.index("出现位置")]
+    assert "足球" in keywords  # the user's word …
+    assert "中超" not in keywords and "恒大" not in keywords  # … and no learned one
     assert "恒大" not in why.split("命中的学习词")[0]  # a learned term is not a keyword hit
     learned = why[why.index("why-learned") :]
     assert "中超" in learned and "恒大" in learned and "学习得来" in learned
