@@ -820,7 +820,7 @@ class Judge:
                 for t, w in seen.hits.items()
             ],
             "learned": [t for t, _ in fired],
-            "learned_weights": {t: round(v, 3) for t, v in fired},
+            "learned_weights": {t: round(v / (self.text_weight or 1.0), 3) for t, v in fired},
             "model_warm": self.warm,
             "feedback": len(self.feedback),
         }
@@ -1225,14 +1225,16 @@ class Judge:
 
     # -- what was learned -----------------------------------------------------------------
     def learned_terms(self, n: int = 20) -> list[tuple[str, float]]:
-        """The model's strongest topic words (positive weights), strongest first."""
+        """The model's strongest topic words (positive weights), strongest first, each at its
+        weight in the text model (the user sees them after every visit: a long visit's last
+        fit weighs the text at a tenth, and they read ten times weaker than after a short one)."""
         if self.model is None:
             return []
         top = sorted(
             ((t, w) for t, w in self.model.weights.items() if w > 0 and t not in self.blocked),
             key=lambda kv: -kv[1],
         )
-        return [(t, round(w, 3)) for t, w in top[:n]]
+        return [(t, round(w / (self.text_weight or 1.0), 3)) for t, w in top[:n]]
 
     def link_probability(self, text: str) -> float:
         """How likely the page behind a link is on-topic, judged from the link's own text

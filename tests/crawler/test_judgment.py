@@ -623,6 +623,9 @@ def test_the_words_a_push_names_do_not_depend_on_the_weight_the_last_fit_gave_th
     weighed_less = Judge(profile(), state=state)
     assert weighed_less.text_weight == tenth
     assert weighed_less.judge(zhongchao(), observe=False).explanation["learned"] == named
+    # and the words the concern's page lists read as strong as they did
+    shown = [(t, pytest.approx(w, abs=0.01)) for t, w in judge.learned_terms(10)]
+    assert weighed_less.learned_terms(10) == shown
 
 
 def test_where_the_site_tells_its_areas_apart_the_explanation_says_how_close_the_page_is() -> None:
