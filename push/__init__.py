@@ -24,7 +24,7 @@ from push.channels import (
 )
 from push.digest import DEFAULT_CAP, Digest, DigestGroup, DigestItem, build_digest, shorten, why
 from push.errors import ConfigError, PushError, RenderError
-from push.explain import explain_why
+from push.explain import explain_why, site_area
 from push.message import Channel, DeliveryResult, Message, stable_id
 from push.render import Rendered, Renderer, language
 from push.titles import clean_title, site_suffixes, summary
@@ -63,6 +63,7 @@ __all__ = [
     "new_secret",
     "shorten",
     "sign",
+    "site_area",
     "site_suffixes",
     "sms_length",
     "stable_id",

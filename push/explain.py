@@ -14,7 +14,7 @@ from typing import Any
 
 from push.digest import why
 
-__all__ = ["explain_why"]
+__all__ = ["explain_why", "site_area"]
 
 _PLACES = {
     "zh": {
@@ -75,12 +75,11 @@ def _hits(info: Mapping[str, Any], lang: str) -> tuple[list[str], list[str]]:
     return literal, learned
 
 
-def _closeness(area: object) -> str:
-    """How close the page sits to the topic's pages on its site, as a percentage ("" if the
-    explanation does not say)."""
-    if not isinstance(area, int | float):
-        return ""
-    return f"{round(100 * min(1.0, max(0.0, float(area))))}%"
+def site_area(explanation: Mapping[str, Any]) -> float | None:
+    """How close the page sits to the topic's pages on its site, in [0, 1] (1: as close as
+    they are to each other); None when the explanation does not say."""
+    area = explanation.get("site_area")
+    return min(1.0, max(0.0, float(area))) if isinstance(area, int | float) else None
 
 
 def explain_why(
@@ -97,7 +96,8 @@ def explain_why(
     kind = _KINDS[lang].get(str(info.get("kind", "")), "")
     verdicts = info.get("feedback")
     n = verdicts if isinstance(verdicts, int) and verdicts > 0 else 0
-    near = _closeness(info.get("site_area"))
+    area = site_area(info)
+    near = "" if area is None else f"{round(100 * area)}%"
     pct = f"{round(100 * float(probability))}%"
     parts: list[str] = []
     if lang == "zh":

@@ -27,7 +27,7 @@ from app.web.csrf import csrf_protect
 from app.web.forms import errors_for, message, read_form, read_list, safe_next
 from app.web.sessions import CurrentUser, Db, PageNotFound, flash
 from app.web.templating import redirect, render, user_zone
-from push import clean_title, site_suffixes, summary
+from push import clean_title, site_area, site_suffixes, summary
 
 logger = logging.getLogger(__name__)
 
@@ -182,7 +182,6 @@ def explain(match: Match) -> Why:
     kind = info.get("kind") if isinstance(info.get("kind"), str) else None
     evidence = info.get("kind_evidence")
     verdicts = info.get("feedback")
-    area = info.get("site_area")
     keywords = list(match.matched_keywords)
     if method == "model":
         # the model's words that fired are stored with the keyword hits (the feed highlights
@@ -199,7 +198,7 @@ def explain(match: Match) -> Why:
         kind=kind or (match.kind if method == "model" else None),
         kind_evidence=[str(e) for e in evidence] if isinstance(evidence, list) else [],
         feedback=verdicts if isinstance(verdicts, int) and verdicts > 0 else 0,
-        site_area=min(1.0, max(0.0, float(area))) if isinstance(area, int | float) else None,
+        site_area=site_area(info),
     )
 
 
