@@ -73,10 +73,16 @@ def _main_element(body: etree._Element) -> etree._Element:
     scores its length for its nearest container (div, td, section …) and half of it for the
     container above: the article body wins over navigation lists and link blocks.
     """
-    articles = [(len(element_text(el)), el) for el in body.iter("article")]
+    articles = [
+        (len(element_text(el)), el)
+        for el in body.iter("article")
+        if next(el.iterancestors("article"), None) is None
+    ]
     if articles:
         size, el = max(articles, key=lambda pair: pair[0])
-        if size >= 200:
+        # one story, not a list of teasers each marked up as an ``<article>`` (a blog's
+        # front page, a category or an archive): the largest holds most of their text
+        if size >= 200 and 2 * size >= sum(pair[0] for pair in articles):
             return el
     scores: dict[etree._Element, float] = {}
     nodes = _LONG_TEXT(body)
@@ -106,8 +112,42 @@ def _main_element(body: etree._Element) -> etree._Element:
     return body
 
 
-def main_block(root: etree._Element) -> tuple[str, int]:
-    """The main text and the number of its characters that are link (anchor) text.
+_CJK = re.compile("[\u4e00-\u9fff]")
+
+
+def _headline_like(text: str) -> bool:
+    """Link text as long as a headline: 8+ CJK characters, or 4+ words and 20+ characters
+    ("Read more", a section's name or a date are not)."""
+    if len(text) < 8:
+        return False
+    cjk = len(_CJK.findall(text))
+    return cjk >= 8 or (cjk < 2 and len(text) >= 20 and text.count(" ") >= 3)
+
+
+_TEASERS = 4
+"""Headline links from which a main block may be a list of teasers (``_longest_run``)."""
+_MARK = "\ue000"
+"""A private-use character: where a headline link stood in ``_longest_run``'s text."""
+
+
+def _longest_run(main: etree._Element, anchors: list[tuple[etree._Element, bool]]) -> int:
+    """Characters of the longest stretch of running text in ``main`` that no headline link
+    breaks (link text does not count; ``anchors``: each link and whether it is a headline).
+    A story is one stretch, a list of related headlines after it at most; a list of teasers
+    — a headline and a few lines under it, again and again — is many short ones. Empties
+    the links (the tree is disposable): the text is then read in one pass."""
+    for a, headline in anchors:
+        if len(a):
+            del a[:]
+        a.text = _MARK if headline else None
+    return max(len(" ".join(part.split())) for part in TEXT_OF(main).split(_MARK))
+
+
+def main_block(root: etree._Element) -> tuple[str, int, int, int]:
+    """The main text; the number of its characters that are link (anchor) text; the number
+    of distinct links in it whose text reads as a headline (a list of teasers has one per
+    story); and the longest stretch of running text no such link breaks (``_longest_run``;
+    the running text itself when there are fewer than ``_TEASERS`` of them).
 
     Drops the boilerplate elements from ``root`` (the tree is disposable).
     """
@@ -116,8 +156,19 @@ def main_block(root: etree._Element) -> tuple[str, int]:
     if body is None:
         body = root
     main = _main_element(body)
-    link_chars = sum(len(element_text(a)) for a in elements(main, "a"))
-    return _block_lines(main), link_chars
+    link_chars = 0
+    targets: set[str] = set()
+    anchors: list[tuple[etree._Element, bool]] = []
+    for a in elements(main, "a"):
+        text = element_text(a)
+        link_chars += len(text)
+        headline = _headline_like(text)
+        if headline:
+            targets.add(a.get("href") or text)
+        anchors.append((a, headline))
+    text = _block_lines(main)
+    longest = _longest_run(main, anchors) if len(targets) >= _TEASERS else -1
+    return text, link_chars, len(targets), longest
 
 
 def main_text(root: etree._Element) -> str:

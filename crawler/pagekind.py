@@ -76,6 +76,10 @@ _PAGE_NUMBER = re.compile(
 )
 _PAGE_PARAMS = frozenset({"page", "p", "pg", "pn", "start", "offset", "tag", "q", "s", "cat"})
 _ID_PARAMS = frozenset({"id", "aid", "tid", "articleid", "article_id", "docid", "newsid", "story"})
+_TEASERS = 4
+_TEASER_SHARE = 0.35
+"""A main block with ``_TEASERS`` or more headline links whose longest stretch of running text
+between them is under this share of all of it is a list of teasers (``Structure``)."""
 _SLUG = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+){3,}")
 
 
@@ -93,6 +97,10 @@ class Structure:
     """The main block's text (see ``crawler.maintext``)."""
     main_link_chars: int = 0
     """Anchor text inside the main block."""
+    main_headlines: int = 0
+    """Distinct links inside the main block whose text reads as a headline."""
+    main_run_chars: int = 0
+    """The longest stretch of the main block's running text that no headline link breaks."""
     h1: str = ""
     og_type: str = ""
     article_meta: bool = False
@@ -134,7 +142,12 @@ def _url_evidence(url: str) -> list[tuple[float, str]]:
     if root and not query:
         return [(-4.0, "site root")]
     last = path.rstrip("/").rsplit("/", 1)[-1].lower()
-    if _HUB_WORDS.search(path) or _PAGE_NUMBER.search(path):
+    if _PAGE_NUMBER.search(path) or any(
+        # a story's slug may say "about", "all" or "more" ("what-we-know-about-the-cup")
+        _HUB_WORDS.search("/" + segment) and not _SLUG.fullmatch(segment.rsplit(".", 1)[0])
+        for segment in path.lower().split("/")
+        if segment
+    ):
         out.append((-1.5, "list-like path"))
     elif path.endswith("/") and not _LONG_ID.search(last) and not _SLUG.fullmatch(last):
         out.append((-1.0, "directory path"))
@@ -193,6 +206,12 @@ def _text_evidence(s: Structure) -> list[tuple[float, str]]:
     ev: list[tuple[float, str]] = []
     prose = max(0, s.main_chars - s.main_link_chars)
     main_links = s.main_link_chars / s.main_chars if s.main_chars else 1.0
+    teasers = s.main_headlines >= _TEASERS and s.main_run_chars < _TEASER_SHARE * prose
+    if teasers:
+        # a headline and a few lines under it, again and again: the running text is the
+        # longest of those stretches, not all of them together
+        ev.append((-3.0, f"main block lists {s.main_headlines} headlines"))
+        prose = s.main_run_chars
     if prose >= 600:
         ev.append((2.5, f"running text {prose} chars"))
     elif prose >= 250:
@@ -203,7 +222,7 @@ def _text_evidence(s: Structure) -> list[tuple[float, str]]:
         ev.append((-1.0, f"little running text ({prose} chars)"))
     else:
         ev.append((-2.0, f"little running text ({prose} chars)"))
-    if prose >= 80 and main_links < 0.1:
+    if prose >= 80 and main_links < 0.1 and not teasers:
         ev.append((1.0, "main block is prose"))
     elif main_links > 0.5:
         ev.append((-2.0, f"main block {main_links:.0%} links"))

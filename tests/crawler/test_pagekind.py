@@ -121,6 +121,98 @@ def test_hubs(url: str, html: str) -> None:
     assert page.kind == HUB, page.kind_evidence
 
 
+def _teasers(n: int, headline: str, excerpt: str, *, article: bool = True) -> str:
+    """A list of teasers as blogs and news sections print them: a linked headline, the first
+    lines of the story under it, sometimes a "read more" link; each in an ``<article>``."""
+    tag = "article" if article else "div"
+    return "".join(
+        f"<{tag} class='teaser'><h2><a href='/2026/11/story-{i}/'>{headline}（{i}）</a></h2>"
+        f"<p>{excerpt}</p><a href='/2026/11/story-{i}/'>Read more</a></{tag}>"
+        for i in range(n)
+    )
+
+
+_EXCERPT_EN = (
+    "The club confirmed on Monday that the new manager will take charge before the weekend "
+    "match, with the board promising funds for January and the fans asked to stay patient. "
+    "Training resumes on Wednesday."
+)
+_EXCERPT_ZH = (
+    "记者从俱乐部获悉，新任主教练将在周末比赛前正式上任，董事会承诺冬季转会窗口会提供资金支持。" * 2
+)
+
+
+@pytest.mark.parametrize(
+    ("url", "html"),
+    [
+        (  # a blog's category page: ten posts, each a headline and its first lines
+            "https://blog.example.com/football/",
+            "<html><head><title>Football – A Sports Blog</title></head><body><h1>Football</h1>"
+            + _teasers(10, "Manager named ahead of the derby at the weekend", _EXCERPT_EN)
+            + "</body></html>",
+        ),
+        (  # its second page, excerpts twice as long and not in <article> elements
+            "https://blog.example.com/football/page/2/",
+            "<html><head><title>Football – Page 2</title></head><body><main>"
+            + _teasers(
+                10,
+                "Manager named ahead of the derby at the weekend",
+                _EXCERPT_EN * 2,
+                article=False,
+            )
+            + "</main></body></html>",
+        ),
+        (  # an author's page: a short biography, then the author's stories
+            "https://blog.example.com/writers/jane-smith",
+            "<html><head><title>Jane Smith</title></head><body><h1>Jane Smith</h1>"
+            f"<p>{_EXCERPT_EN}</p>"
+            + _teasers(8, "Manager named ahead of the derby at the weekend", _EXCERPT_EN)
+            + "</body></html>",
+        ),
+        (  # a Chinese section page with summaries, under a month's archive
+            "http://sports.example.cn/2024/06/",
+            "<html><head><title>2024年6月 体育新闻</title></head><body>"
+            + _teasers(12, "国安主场二比一击败申花，三分收入囊中", _EXCERPT_ZH)
+            + "</body></html>",
+        ),
+    ],
+)
+def test_lists_of_teasers_are_hubs(url: str, html: str) -> None:
+    """A page of teasers has much running text and little link text, like a story; what
+    tells it apart is that headline links break its text into many short stretches."""
+    page = parse_html(html, url)
+    assert page.kind == HUB, page.kind_evidence
+    assert any("headlines" in why for why in page.kind_evidence)
+
+
+def test_a_story_followed_by_related_headlines_is_an_item() -> None:
+    related = "".join(
+        f"<li><a href='/news/related-story-number-{i}'>Another story about the cup draw {i}</a>"
+        "</li>"
+        for i in range(6)
+    )
+    html = (
+        "<html><head><title>What we know about the cup draw</title></head><body>"
+        f"<main><h1>What we know about the cup draw</h1><p>{PARA_EN}</p><p>{PARA_EN}</p>"
+        f"<h3>Related</h3><ul>{related}</ul></main></body></html>"
+    )
+    page = parse_html(html, "https://news.example.com/sport/what-we-know-about-the-cup-draw")
+    assert page.kind == ITEM, page.kind_evidence
+    # "about" inside a story's slug is not an about page
+    assert "list-like path" not in page.kind_evidence
+
+
+def test_the_main_text_of_a_list_of_teasers_holds_every_teaser() -> None:
+    """Each teaser in its own ``<article>``: the largest is not the page's main text."""
+    html = (
+        "<html><head><title>Football</title></head><body>"
+        + _teasers(5, "Manager named ahead of the derby at the weekend", _EXCERPT_EN)
+        + "</body></html>"
+    )
+    page = parse_html(html, "https://blog.example.com/football/")
+    assert page.text.count("Manager named ahead of the derby") == 5
+
+
 def test_a_feed_is_a_hub() -> None:
     rss = (
         '<?xml version="1.0"?><rss version="2.0"><channel><title>体育</title>'
