@@ -151,6 +151,10 @@ JUDGE_DEFAULTS: dict[str, float] = {
     "site_names": 1.0,
     "text_long": 0.1,
     "text_long_items": 300,
+    "knn": 40,
+    "knn_min": 2,
+    "knn_short": 80,
+    "knn_short_min": 1,
 }
 """Judgment parameters (any can be overridden per concern through ``params``)."""
 
@@ -923,7 +927,8 @@ class Judge:
         of a visit ``expand_short`` rounds follow in which the long pages stay as they are and
         only short ones (``_short``) come and go, at probability ≥ ``expand_at_late``: each
         round's positives hold more pages taken on the model's word, and a headline carries a
-        word or two of evidence. A page the user gave a verdict on keeps it.
+        word or two of evidence. A page the user gave a verdict on keeps it. No round takes a
+        page too few of whose nearest items are positives (``_lonely``).
         """
         p = self.params
         items = self.seen[-int(p["max_examples"]) :]
@@ -951,6 +956,7 @@ class Judge:
             warm = len(items) >= p["warm_items"]
             rounds = int(min(p["expand"], p["expand_visit"])) if warm and narrow else 0
         vetoed = self._veto(items, base) if rounds else None
+        lonely = self._lonely(items, base) if rounds and p["knn"] else None
         expanded: dict[int, float] = {}
         for round_ in range(rounds + 1):
             self._last_round = round_ == rounds
@@ -975,6 +981,7 @@ class Judge:
                 for i, pr in probs.items()
                 if pr >= p["expand_at_late" if late else "expand_at"]
                 and not (vetoed and vetoed(i))
+                and not (lonely and lonely(i))
                 and (not late or self._short(items[i]))
             )
             kept = {i: pr for i, pr in expanded.items() if late and not self._short(items[i])}
@@ -1036,6 +1043,53 @@ class Judge:
             return max(cos[:n_down]) - margin > max(cos[n_down:], default=0.0)
 
         return vetoed
+
+    def _lonely(self, items: Sequence[_Seen], base: Sequence[float]) -> Callable[[int], bool]:
+        """What self-training must not take (by index in ``items``): a page with fewer than
+        ``knn_min`` positives of ``base`` (the pages that print the user's words, and the
+        verdicts) among its ``knn`` nearest items — cosine of the features, the user's words
+        masked; a short page (``_short``), whose few words make its nearest pages a looser
+        neighbourhood: fewer than ``knn_short_min`` among its ``knn_short`` nearest (0: not
+        checked). A fine topic's pages that never print the keyword sit among pages that do
+        (one in six or eight prints it); a sibling topic's pages sit among their own, which
+        do not. Without the check each round takes what the pages taken before lead to: a
+        sibling sport shares the words of sport with the literal positives, the first round
+        takes some of it, and every later round more (an English web of six small portals:
+        the last model learned "sport", F1 0.42–0.47). Each page is compared once per refit,
+        and only when a round would take it."""
+        p = self.params
+        n = len(items)
+        # built at the first page asked about (most refits take none, or only few), each
+        # word's array at the first page that has the word
+        postings: dict[str, tuple[list[int], list[float]]] = {}
+        arrays: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+        positive = np.array([bool(y) for y in base])
+
+        @functools.cache
+        def lonely(i: int) -> bool:
+            short = self._short(items[i])
+            k = int(p["knn_short"] if short else p["knn"])
+            if not k:
+                return False
+            need = p["knn_short_min"] if short else p["knn_min"]
+            if not postings:
+                for j, seen in enumerate(items):
+                    for t, v in seen.features.items():
+                        idx, vals = postings.setdefault(t, ([], []))
+                        idx.append(j)
+                        vals.append(v)
+            sims = np.zeros(n)
+            for t, v in items[i].features.items():
+                pair = arrays.get(t)
+                if pair is None:
+                    idx, vals = postings[t]
+                    pair = arrays[t] = (np.array(idx, dtype=np.intp), np.array(vals))
+                sims[pair[0]] += v * pair[1]
+            sims[i] = -1.0
+            near = np.argpartition(-sims, min(k, n - 1))[:k]
+            return int(positive[near].sum()) < need
+
+        return lonely
 
     def _held_probability(self, seen: _Seen, held: float) -> float:
         """P(relevant) of a page the last fit scored held-out (``held``: its logit), as Elkan

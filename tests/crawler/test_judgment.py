@@ -1421,3 +1421,82 @@ def test_a_page_an_earlier_visit_declined_is_not_pushed_when_fetched_again_uncha
     assert saved[zhongchao().url].get("n") == 1
     assert pushed and not any(saved[u].get("n") for u in pushed)
     assert all(e.get("n") == 1 for u, e in saved.items() if u not in pushed)
+
+
+def _made_up_words(n: int, rng: random.Random) -> list[str]:
+    syllables = [
+        "ka",
+        "lo",
+        "mi",
+        "ser",
+        "tan",
+        "vel",
+        "dor",
+        "bri",
+        "gan",
+        "nox",
+        "pel",
+        "rud",
+        "sim",
+        "tor",
+        "ulm",
+    ]
+    found: set[str] = set()
+    while len(found) < n:
+        found.add("".join(rng.sample(syllables, 3)))
+    return sorted(found)
+
+
+def clustered_visit(rng: random.Random) -> list[Page]:
+    """Long English stories in three clusters, each with its own names (made-up words): a
+    hundred football stories (one in eight says "football") and a hundred of another sport
+    sharing the words of sport, and two hundred business stories."""
+    sport = [
+        "match",
+        "season",
+        "coach",
+        "player",
+        "champion",
+        "team",
+        "win",
+        "league",
+        "title",
+        "final",
+        "fans",
+        "injury",
+    ]
+    football, other, business = (_made_up_words(n, rng) for n in (100, 90, 100))
+    pages = []
+    for i in range(400):
+        vocab = (football, other, business, business)[i % 4]
+        own = rng.sample(vocab, 70)
+        common = rng.sample(sport, 4) if i % 4 < 2 else own[:4]
+        title = own[:3] + common[:2]
+        if i % 4 == 0 and (i // 4) % 8 == 0:
+            title.insert(1, "football")
+        text = " ".join(f"{a} {b}." for a, b in zip(own, common * 18, strict=False))
+        url = f"http://news.example.com/{i % 4}/story-{i}"
+        pages.append(Page(url, url, 200, title=" ".join(title), text=text, kind="item"))
+    return pages
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_self_training_takes_only_pages_with_a_positive_among_their_nearest(seed: int) -> None:
+    """However low the bar self-training takes pages at, a page none of whose nearest pages
+    prints the keyword is not taken: the topic is where the keyword is printed, not wherever
+    the pages taken before lead (the sibling sport here shares the words of sport with it)."""
+    pages = clustered_visit(random.Random(seed))
+    eager = {"expand_at": 0.02, "expand_at_late": 0.02}
+
+    def run(params: dict[str, float]) -> tuple[list[int], list[int]]:
+        judge = Judge(TopicProfile.from_keywords("football"), params={**eager, **params})
+        pushed = pushed_in(judge, pages)
+        taken = [sum(p.url in judge.expanded for p in pages[k::4]) for k in range(4)]
+        return taken, [sum(p.url in pushed for p in pages[k::4]) for k in range(4)]
+
+    taken, pushed = run({})
+    assert taken[0] >= 80 and sum(taken[1:]) <= 3
+    assert pushed[0] >= 95 and sum(pushed[1:]) == 0
+    # without the check the same rounds take every page of the site
+    unchecked, _ = run({"knn": 0, "knn_short": 0})
+    assert min(unchecked[1:]) >= 90
