@@ -12,6 +12,7 @@ import re
 from lxml import etree
 
 from crawler.dom import BLOCKS, TEXT_OF, element_text, elements, strip
+from crawler.pagekind import headline_sized
 
 __all__ = ["main_block", "main_text"]
 
@@ -112,18 +113,6 @@ def _main_element(body: etree._Element) -> etree._Element:
     return body
 
 
-_CJK = re.compile("[\u4e00-\u9fff]")
-
-
-def _headline_like(text: str) -> bool:
-    """Link text as long as a headline: 8+ CJK characters, or 4+ words and 20+ characters
-    ("Read more", a section's name or a date are not)."""
-    if len(text) < 8:
-        return False
-    cjk = len(_CJK.findall(text))
-    return cjk >= 8 or (cjk < 2 and len(text) >= 20 and text.count(" ") >= 3)
-
-
 _TEASERS = 4
 """Headline links from which a main block may be a list of teasers (``_longest_run``)."""
 _MARK = "\ue000"
@@ -162,7 +151,7 @@ def main_block(root: etree._Element) -> tuple[str, int, int, int]:
     for a in elements(main, "a"):
         text = element_text(a)
         link_chars += len(text)
-        headline = _headline_like(text)
+        headline = headline_sized(text)
         if headline:
             targets.add(a.get("href") or text)
         anchors.append((a, headline))

@@ -28,7 +28,7 @@ import re
 from dataclasses import dataclass, field
 from urllib.parse import parse_qsl, urlsplit
 
-__all__ = ["HUB", "ITEM", "PageKind", "Structure", "classify", "url_item_prior"]
+__all__ = ["HUB", "ITEM", "PageKind", "Structure", "classify", "headline_sized", "url_item_prior"]
 
 ITEM = "item"
 HUB = "hub"
@@ -123,14 +123,21 @@ def _norm(text: str) -> str:
     return re.sub(r"\W+", "", text.lower())
 
 
+_CJK = re.compile("[\u4e00-\u9fff]")
+
+
+def headline_sized(text: str) -> bool:
+    """Text as long as a headline: 8+ CJK characters, or (next to no CJK) 4+ words."""
+    if len(text) < 8:
+        return False
+    cjk = len(_CJK.findall(text))
+    return cjk >= 8 or (cjk < 2 and len(text.split()) >= 4)
+
+
 def _headline(title: str, h1: str) -> bool:
     """An ``<h1>`` long enough to be a headline, repeated by the title."""
     h, t = _norm(h1), _norm(title)
-    if not h or not t:
-        return False
-    cjk = sum(1 for ch in h if "\u4e00" <= ch <= "\u9fff")
-    long_enough = cjk >= 8 or (cjk < 2 and len(h1.split()) >= 4)
-    return long_enough and (h in t or t in h)
+    return bool(h and t) and headline_sized(h1) and (h in t or t in h)
 
 
 def _url_evidence(url: str) -> list[tuple[float, str]]:
