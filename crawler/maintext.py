@@ -12,7 +12,7 @@ import re
 from lxml import etree
 
 from crawler.dom import BLOCKS, TEXT_OF, element_text, elements, strip
-from crawler.pagekind import headline_sized
+from crawler.pagekind import TEASER_LINKS, headline_sized
 
 __all__ = ["main_block", "main_text"]
 
@@ -113,8 +113,6 @@ def _main_element(body: etree._Element) -> etree._Element:
     return body
 
 
-_TEASERS = 4
-"""Headline links from which a main block may be a list of teasers (``_longest_run``)."""
 _MARK = "\ue000"
 """A private-use character: where a headline link stood in ``_longest_run``'s text."""
 
@@ -136,7 +134,7 @@ def main_block(root: etree._Element) -> tuple[str, int, int, int]:
     """The main text; the number of its characters that are link (anchor) text; the number
     of distinct links in it whose text reads as a headline (a list of teasers has one per
     story); and the longest stretch of running text no such link breaks (``_longest_run``;
-    the running text itself when there are fewer than ``_TEASERS`` of them).
+    -1 when there are fewer than ``TEASER_LINKS`` of them: no list of teasers).
 
     Drops the boilerplate elements from ``root`` (the tree is disposable).
     """
@@ -156,7 +154,7 @@ def main_block(root: etree._Element) -> tuple[str, int, int, int]:
             targets.add(a.get("href") or text)
         anchors.append((a, headline))
     text = _block_lines(main)
-    longest = _longest_run(main, anchors) if len(targets) >= _TEASERS else -1
+    longest = _longest_run(main, anchors) if len(targets) >= TEASER_LINKS else -1
     return text, link_chars, len(targets), longest
 
 

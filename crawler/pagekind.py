@@ -28,7 +28,16 @@ import re
 from dataclasses import dataclass, field
 from urllib.parse import parse_qsl, urlsplit
 
-__all__ = ["HUB", "ITEM", "PageKind", "Structure", "classify", "headline_sized", "url_item_prior"]
+__all__ = [
+    "HUB",
+    "ITEM",
+    "TEASER_LINKS",
+    "PageKind",
+    "Structure",
+    "classify",
+    "headline_sized",
+    "url_item_prior",
+]
 
 ITEM = "item"
 HUB = "hub"
@@ -76,10 +85,10 @@ _PAGE_NUMBER = re.compile(
 )
 _PAGE_PARAMS = frozenset({"page", "p", "pg", "pn", "start", "offset", "tag", "q", "s", "cat"})
 _ID_PARAMS = frozenset({"id", "aid", "tid", "articleid", "article_id", "docid", "newsid", "story"})
-_TEASERS = 4
+TEASER_LINKS = 4
 _TEASER_SHARE = 0.35
-"""A main block with ``_TEASERS`` or more headline links whose longest stretch of running text
-between them is under this share of all of it is a list of teasers (``Structure``)."""
+"""A main block with ``TEASER_LINKS`` or more headline links whose longest stretch of running
+text between them is under this share of all of it is a list of teasers (``Structure``)."""
 _SLUG = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+){3,}")
 
 
@@ -213,7 +222,7 @@ def _text_evidence(s: Structure) -> list[tuple[float, str]]:
     ev: list[tuple[float, str]] = []
     prose = max(0, s.main_chars - s.main_link_chars)
     main_links = s.main_link_chars / s.main_chars if s.main_chars else 1.0
-    teasers = s.main_headlines >= _TEASERS and s.main_run_chars < _TEASER_SHARE * prose
+    teasers = s.main_headlines >= TEASER_LINKS and s.main_run_chars < _TEASER_SHARE * prose
     if teasers:
         # a headline and a few lines under it, again and again: the running text is the
         # longest of those stretches, not all of them together
