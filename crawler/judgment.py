@@ -480,6 +480,37 @@ def _unit(vector: dict[str, float]) -> dict[str, float]:
     return {t: v / norm for t, v in vector.items()} if norm else {}
 
 
+class _Cosines:
+    """Unit vectors indexed by word, so that a page's cosines with all of them take one pass
+    over its own words (hundreds of vectors cost little more than a few). Built at the first
+    page asked about, each word's arrays at the first page that has the word."""
+
+    def __init__(self, vectors: Sequence[Mapping[str, float]]) -> None:
+        self._vectors = vectors
+        self._lists: dict[str, tuple[list[int], list[float]]] | None = None
+        self._arrays: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+
+    def of(self, features: Mapping[str, float]) -> np.ndarray:
+        """The cosine of ``features`` (a unit vector) with each vector, in their order."""
+        if self._lists is None:
+            self._lists = {}
+            for j, vector in enumerate(self._vectors):
+                for t, v in vector.items():
+                    idx, vals = self._lists.setdefault(t, ([], []))
+                    idx.append(j)
+                    vals.append(v)
+        sims = np.zeros(len(self._vectors))
+        for t, v in features.items():
+            pair = self._arrays.get(t)
+            if pair is None:
+                if t not in self._lists:
+                    continue
+                idx, vals = self._lists[t]
+                pair = self._arrays[t] = (np.array(idx, dtype=np.intp), np.array(vals))
+            sims[pair[0]] += v * pair[1]
+        return sims
+
+
 def _sigmoid(z: float) -> float:
     if z >= 0:
         return 1.0 / (1.0 + math.exp(-min(z, 30.0)))
@@ -956,7 +987,7 @@ class Judge:
             warm = len(items) >= p["warm_items"]
             rounds = int(min(p["expand"], p["expand_visit"])) if warm and narrow else 0
         vetoed = self._veto(items, base) if rounds else None
-        lonely = self._lonely(items, base) if rounds and p["knn"] else None
+        lonely = self._lonely(items, base) if rounds and (p["knn"] or p["knn_short"]) else None
         expanded: dict[int, float] = {}
         for round_ in range(rounds + 1):
             self._last_round = round_ == rounds
@@ -1026,21 +1057,14 @@ class Judge:
                     centre[t] = centre.get(t, 0.0) + v
         if centre:
             ups.append(_unit(centre))
-        # the verdicts by word, so that a page's cosines with all of them take one pass over
-        # its own words (hundreds of verdicts cost little more than a few)
-        postings: dict[str, list[tuple[int, float]]] = {}
-        for j, example in enumerate(downs + ups):
-            for t, v in example.items():
-                postings.setdefault(t, []).append((j, v))
+        verdicts = _Cosines(downs + ups)
         n_down = len(downs)
 
         @functools.cache
         def vetoed(i: int) -> bool:
-            cos = [0.0] * (n_down + len(ups))
-            for t, v in items[i].features.items():
-                for j, w in postings.get(t, ()):
-                    cos[j] += v * w
-            return max(cos[:n_down]) - margin > max(cos[n_down:], default=0.0)
+            cos = verdicts.of(items[i].features)
+            best_up = float(cos[n_down:].max()) if len(cos) > n_down else 0.0
+            return float(cos[:n_down].max()) - margin > best_up
 
         return vetoed
 
@@ -1059,10 +1083,7 @@ class Judge:
         and only when a round would take it."""
         p = self.params
         n = len(items)
-        # built at the first page asked about (most refits take none, or only few), each
-        # word's array at the first page that has the word
-        postings: dict[str, tuple[list[int], list[float]]] = {}
-        arrays: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+        neighbours = _Cosines([seen.features for seen in items])
         positive = np.array([bool(y) for y in base])
 
         @functools.cache
@@ -1072,19 +1093,7 @@ class Judge:
             if not k:
                 return False
             need = p["knn_short_min"] if short else p["knn_min"]
-            if not postings:
-                for j, seen in enumerate(items):
-                    for t, v in seen.features.items():
-                        idx, vals = postings.setdefault(t, ([], []))
-                        idx.append(j)
-                        vals.append(v)
-            sims = np.zeros(n)
-            for t, v in items[i].features.items():
-                pair = arrays.get(t)
-                if pair is None:
-                    idx, vals = postings[t]
-                    pair = arrays[t] = (np.array(idx, dtype=np.intp), np.array(vals))
-                sims[pair[0]] += v * pair[1]
+            sims = neighbours.of(items[i].features)
             sims[i] = -1.0
             near = np.argpartition(-sims, min(k, n - 1))[:k]
             return int(positive[near].sum()) < need
