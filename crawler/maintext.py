@@ -134,7 +134,7 @@ def main_block(root: etree._Element) -> tuple[str, int, int, int]:
     """The main text; the number of its characters that are link (anchor) text; the number
     of distinct links in it whose text reads as a headline (a list of teasers has one per
     story); and the longest stretch of running text no such link breaks (``_longest_run``;
-    -1 when there are fewer than ``TEASER_LINKS`` of them: no list of teasers).
+    all of the running text when there are fewer than ``TEASER_LINKS`` of them).
 
     Drops the boilerplate elements from ``root`` (the tree is disposable).
     """
@@ -154,7 +154,10 @@ def main_block(root: etree._Element) -> tuple[str, int, int, int]:
             targets.add(a.get("href") or text)
         anchors.append((a, headline))
     text = _block_lines(main)
-    longest = _longest_run(main, anchors) if len(targets) >= TEASER_LINKS else -1
+    if len(targets) >= TEASER_LINKS:
+        longest = _longest_run(main, anchors)
+    else:  # no list of teasers: the running text is one stretch
+        longest = len(text) - link_chars
     return text, link_chars, len(targets), longest
 
 

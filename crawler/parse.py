@@ -378,11 +378,13 @@ def parse_html(
         links, link_chars = _links(root, base, texts)
         structure = _structure(root, meta, texts, links, link_chars)
         structure.ld_types = ld_types
-        text, structure.main_link_chars, structure.main_headlines, run = main_block(root)
+        (
+            text,
+            structure.main_link_chars,
+            structure.main_headlines,
+            structure.main_run_chars,
+        ) = main_block(root)
         structure.main_chars = len(text)
-        structure.main_run_chars = (
-            run if run >= 0 else structure.main_chars - structure.main_link_chars
-        )
     except (ValueError, RecursionError, etree.LxmlError) as exc:  # a safety net: never crash
         logger.warning("could not analyse %s: %r", page_url, exc)
         return _empty(page_url, status)
