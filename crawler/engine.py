@@ -119,6 +119,9 @@ class CrawlEvent:
     error_kind: str | None = None
     """Of a failed fetch: the documented ``FetchError.kind`` (``crawler.errors``: ``timeout``,
     ``http_status``, …), or ``"other"`` for an exception outside that tree; None for a page."""
+    anchor: str = ""
+    """The text of the links that led to the page (``Entry.anchor``): what the judgment of a
+    concern reads beside the page itself, in the service as here."""
 
     def to_json(self) -> dict[str, Any]:
         row = {
@@ -381,6 +384,7 @@ class _Crawl:
             page=page,
             kind=page.kind,
             probability=probability,
+            anchor=entry.anchor,
         )
 
     def expand(self, entry: Entry, page: Page, rel: Relevance) -> None:

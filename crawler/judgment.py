@@ -248,16 +248,23 @@ def _segment(
     """Segment a page's parts (with the concern's own ``words``, see ``crawler.text.Words``);
     the title also as its headline and the suffix after it."""
     head, rest = headline(title)
+    title_tokens = textmod.tokenize(title, words)
     return PageTokens(
-        textmod.tokenize(title, words),
+        title_tokens,
         textmod.tokenize(meta, words),
         textmod.tokenize(description, words),
         textmod.tokenize(text, words),
-        textmod.tokenize(anchor, words),
+        _anchor_tokens(anchor, title_tokens, words),
         textmod.tokenize(head, words) if rest else None,
         textmod.tokenize(rest, words),
         words.kept if words else (),
     )
+
+
+def _anchor_tokens(anchor: str, title: list[str], words: textmod.Words | None) -> list[str]:
+    """The words of the anchor text that the title does not already say."""
+    said = set(title)
+    return [t for t in textmod.tokenize(anchor, words) if t not in said]
 
 
 def page_tokens(
@@ -729,7 +736,7 @@ class Judge:
             page, body_chars=int(self.params["body_chars"]), anchor=anchor, words=words
         )
         if anchor and not tokens.anchor:
-            tokens.anchor = textmod.tokenize(anchor, words)
+            tokens.anchor = _anchor_tokens(anchor, tokens.title, words)
         head = tokens.title + tokens.meta + tokens.description
         excluded = self.profile.excluded_in(head) if self._exclude else []
         literal, strong, hits = self._literal(tokens)

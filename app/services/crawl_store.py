@@ -128,16 +128,22 @@ def _snippet(page: Any) -> str:
 
 
 def match_page(
-    session: Session, row: Page, page: Any, scorers: Sequence[ConcernScorer]
+    session: Session,
+    row: Page,
+    page: Any,
+    scorers: Sequence[ConcernScorer],
+    *,
+    anchor: str = "",
 ) -> list[Match]:
-    """Score ``page`` for every concern; insert the new matches (never twice)."""
+    """Score ``page`` for every concern; insert the new matches (never twice). ``anchor``: the
+    text of the links that led to it, which the judgment reads as the crawl's own does."""
     from crawler import score_page
 
     created: list[Match] = []
     for scorer in scorers:
         concern = scorer.concern
         if scorer.judge is not None:
-            judgment = scorer.judge.judge(page)
+            judgment = scorer.judge.judge(page, anchor=anchor)
             if not judgment.relevant:
                 continue
             score, terms, explanation = judgment.probability, judgment.terms, judgment.explanation

@@ -439,7 +439,7 @@ def _store(
     with Session(engine, expire_on_commit=False) as session:
         row, is_new, _changed = upsert_page(session, page, site.id or 0)
         insert_links(session, row.id or 0, page.links)
-        created = match_page(session, row, page, scorers)
+        created = match_page(session, row, page, scorers, anchor=event.anchor)
         queued = _enqueue(session, created) if created else 0
         session.commit()  # each page on its own, before the wake: pushes go out mid-crawl
     outbox_wake.wake(new=bool(queued))

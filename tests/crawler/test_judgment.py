@@ -1500,3 +1500,24 @@ def test_self_training_takes_only_pages_with_a_positive_among_their_nearest(seed
     # without the check the same rounds take every page of the site
     unchecked, _ = run({"knn": 0, "knn_short": 0})
     assert min(unchecked[1:]) >= 90
+
+
+def test_a_link_repeating_the_headline_adds_nothing_and_one_saying_more_counts() -> None:
+    # Whether the crawl saw the link to a page before fetching it depends on the order of
+    # fetches; a link whose text is the page's own headline says nothing the page does not,
+    # and the page is judged as if its link had not been seen.
+    profile = TopicProfile.from_keywords(["足球"])
+    plain, linked = Judge(profile), Judge(profile)
+    for a, b in zip(visit(random.Random(3), 240), visit(random.Random(3), 240), strict=True):
+        assert plain.judge(a).probability == pytest.approx(
+            linked.judge(b, anchor=f"{b.title} 更多").probability
+        )
+    assert plain.warm and linked.warm  # the model was fitted, and read both alike
+    assert [(u, round(j.probability, 6)) for u, j in plain.finish()] == [
+        (u, round(j.probability, 6)) for u, j in linked.finish()
+    ]
+    # a link that names the topic where the page does not is read
+    story = article(999, FOOTBALL, random.Random(4))
+    alone = Judge(profile).judge(story).probability
+    story.tokens = None
+    assert Judge(profile).judge(story, anchor=f"足球：{story.title}").probability > alone

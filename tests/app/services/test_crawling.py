@@ -35,7 +35,7 @@ def test_one_crawl_serves_every_concern_and_matches_once(crawl_env: None, engine
 
     site_server = NewsSite(articles=6)
     with site_server.serve() as seed, Session(engine) as session:
-        site_id, (football, weather) = make_concerns(session, seed, [["足球"], ["天气"]])
+        site_id, (football, weather) = make_concerns(session, seed, [["足球"], ["国足"]])
         first = crawl_site(site_id)
         assert first["status"] == "ok"
         assert first["pages_new"] == 7  # index + 6 articles
@@ -297,3 +297,62 @@ def test_a_failed_fetch_is_counted_under_its_documented_kind(crawl_env: None, en
         assert run.errors == 1
         assert run.stats["error_kinds"] == {"http_status": 1}
         assert counted() == before + 1
+
+
+def test_the_service_pushes_what_the_crawl_command_pushes(
+    crawl_env: None, engine, monkeypatch: pytest.MonkeyPatch, tmp_path
+) -> None:
+    # Both read the text of the links that led to a page beside the page itself: here the
+    # home page's links alone name the topic of half the stories (their headlines do not). The
+    # site has a second concern whose word (国足) is not one of the dictionary's: the crawl's
+    # own judgment cuts the pages with it, the 足球 concern's own judgment without it.
+    import json
+    import random
+
+    from typer.testing import CliRunner
+
+    from app.cli import cli
+    from app.core.config import get_settings
+    from app.services.crawling import crawl_site
+    from tests.crawler.server import serve_html
+
+    monkeypatch.setenv("TIMELYPUSH_VAR_DIR", str(tmp_path / "var"))
+    get_settings.cache_clear()
+    heads = [f"国安客场二比一取胜 第{i}轮" if i % 2 else f"气温回升 第{i}天" for i in range(8)]
+    texts = (
+        "明天多云转晴，气温回升，空气质量良好，适合户外散步。气象台提醒注意早晚温差，"
+        "出门记得添衣。本周末全市以晴好天气为主，南部山区午后有零星阵雨。",
+        "记者从现场获悉，本场比赛观众超过三万人，双方上半场均有多次射门机会。赛后双方主教练"
+        "都表示，这场比赛的结果对本赛季接下来的走势非常重要。",
+    )
+    pool = list("春夏秋冬东南西北山川河海城市乡村") * 8  # the stories differ: no reprints
+    path = "/news/2026/11/28/story-{}.html"
+    pages = {
+        "/": "<html><head><title>首页</title></head><body><ul>"
+        + "".join(
+            f'<li><a href="{path.format(i)}">{"足球：" if i % 2 else ""}{h}</a></li>'
+            for i, h in enumerate(heads)
+        )
+        + "</ul></body></html>",
+        **{
+            path.format(i): f"<html><head><title>{h}</title></head><body><h1>{h}</h1>"
+            f"<p>{texts[i % 2]}{''.join(random.Random(i).sample(pool, 60))}"
+            f"{'主教练谈了足球战术。' if i % 2 else ''}</p></body></html>"
+            for i, h in enumerate(heads)
+        },
+    }
+    with serve_html(pages) as web, Session(engine) as session:
+        seed = web.url("/")
+        args = ["crawl", seed, "-k", "足球", "--jsonl", "-", "--allow-private", "--delay", "0"]
+        result = CliRunner().invoke(cli, args)
+        assert result.exit_code == 0, result.output
+        last = {}
+        for line in result.stdout.splitlines():
+            row = json.loads(line)
+            last[row["final_url"]] = row  # the last row of a URL holds its decision
+        by_cli = {url for url, row in last.items() if row["matched"]}
+
+        site_id, (concern_id, _) = make_concerns(session, seed, [["足球"], ["国足"]])
+        assert crawl_site(site_id)["status"] == "ok"
+        by_service = set(session.exec(select(Match.url).where(Match.concern_id == concern_id)))
+    assert by_cli == by_service == {web.url(path.format(i)) for i in range(1, 8, 2)}
