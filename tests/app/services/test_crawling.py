@@ -35,7 +35,7 @@ def test_one_crawl_serves_every_concern_and_matches_once(crawl_env: None, engine
 
     site_server = NewsSite(articles=6)
     with site_server.serve() as seed, Session(engine) as session:
-        site_id, (football, weather) = make_concerns(session, seed, [["足球"], ["国足"]])
+        site_id, (football, weather) = make_concerns(session, seed, [["足球"], ["天气"]])
         first = crawl_site(site_id)
         assert first["status"] == "ok"
         assert first["pages_new"] == 7  # index + 6 articles
