@@ -6,9 +6,10 @@ sitemap pages) are still crawled and revisited, because that is where new items 
 The decision adds up structural evidence that holds on any site, Chinese or English, and
 names each piece it used (``PageKind.evidence``):
 
-* **declared type** — ``og:type`` ``article``, ``article:*`` meta, a publication-date meta, or a
-  JSON-LD ``@type`` such as ``NewsArticle`` / ``BlogPosting`` say *item*; JSON-LD
-  ``CollectionPage`` / ``ItemList`` / ``SearchResultsPage`` say *hub*;
+* **declared type** — ``og:type`` ``article``, a publication-date meta
+  (``article:published_time``, ``pubdate`` …; not the ``article:publisher`` a site prints on
+  every page), or a JSON-LD ``@type`` such as ``NewsArticle`` / ``BlogPosting`` say *item*;
+  JSON-LD ``CollectionPage`` / ``ItemList`` / ``SearchResultsPage`` say *hub*;
 * **running text** — the main text outside links: an article has sentences, a list has
   anchors; measured as characters and as the share of the main block that is link text;
 * **links** — the share of the whole page's text that is anchor text;
@@ -113,7 +114,7 @@ class Structure:
     h1: str = ""
     og_type: str = ""
     article_meta: bool = False
-    """``article:*`` or a publication-date ``<meta>``."""
+    """A publication-date ``<meta>`` (``article:published_time``, ``pubdate`` …)."""
     ld_types: list[str] = field(default_factory=list)
     """JSON-LD ``@type`` values, lower-cased."""
 

@@ -281,6 +281,7 @@ _DATE_META = frozenset(
         "sailthru.date",
         "parsely-pub-date",
         "og:published_time",
+        "article:published_time",
     }
 )
 
@@ -326,7 +327,7 @@ def _structure(
         links=len(links),
         h1=h1[:_MAX_TITLE],
         og_type=meta.get("og:type"),
-        article_meta=any(k.startswith("article:") or k in _DATE_META for k in meta.values),
+        article_meta=any(k in _DATE_META for k in meta.values),
     )
 
 

@@ -71,6 +71,24 @@ def test_an_english_news_article_declared_by_json_ld() -> None:
     assert page.kind_evidence[0] == "json-ld newsarticle"
 
 
+def test_a_publication_date_counts_and_a_publishers_tag_on_every_page_does_not() -> None:
+    # site-wide SEO plugins print ``article:publisher`` on every page, lists included; only a
+    # page's publication date says it was published as a piece
+    head = '<meta property="article:publisher" content="https://social.example/site">'
+    dated = '<meta property="article:published_time" content="2024-03-12T08:00:00+00:00">'
+    teasers = "".join(
+        f"<li><a href='/news/story-{i}'>Story number {i} of the week in review</a></li>"
+        for i in range(12)
+    )
+    for meta, expected in ((head, False), (head + dated, True)):
+        html = (
+            f"<html><head><title>What we do</title>{meta}</head>"
+            f"<body><h1>What we do</h1><ul>{teasers}</ul></body></html>"
+        )
+        evidence = parse_html(html, "https://www.example.org/programmes/").kind_evidence
+        assert ("publication-date meta" in evidence) is expected, evidence
+
+
 def test_a_chinese_article_with_headline_and_running_text() -> None:
     html = (
         "<html><head><title>国安主场二比一击败申花_体育_示例网</title></head><body>"
