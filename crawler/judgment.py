@@ -10,7 +10,11 @@ labelled data from the user:
    A keyword in the headline is strong evidence; one mention in a long text is not ("in
    passing"). Exclude words veto the page.
 2. **Pseudo-labels** — items with strong literal evidence are the first positives; every other
-   item is *unlabelled* (it may still be on-topic: a page about 中超 never says 足球).
+   item is *unlabelled* (it may still be on-topic: a page about 中超 never says 足球). Where
+   fewer than ``min_positives`` items print the words strongly, the items that print them at
+   least twice, or once in a short text (``p_body_some``), are positives too
+   (``weak_positives``): a site that spreads a story over short pages (a course page and its
+   lectures) or seldom names the topic would otherwise never get a model and push nothing.
 3. **A text classifier per concern** — logistic regression over the words of the page (title
    weighted ×3, meta / description ×2, body ×1, sublinear counts, L2-normalised), with the
    user's own terms masked so that it must learn the topic's *other* words, and a site's own
@@ -155,6 +159,7 @@ JUDGE_DEFAULTS: dict[str, float] = {
     "knn_min": 2,
     "knn_short": 80,
     "knn_short_min": 1,
+    "weak_positives": 1.0,
 }
 """Judgment parameters (any can be overridden per concern through ``params``)."""
 
@@ -597,6 +602,8 @@ class Judge:
         self.held: dict[str, float] = {}
         self.expanded: set[str] = set()
         """The pages self-training took as positives in the last fit."""
+        self._weak = False
+        """The last refit took the weak literal pages as positives (``_literal_positive``)."""
         self._link_cache: dict[tuple[str, int], float] = {}
         self._learned: dict[str, float] = {}
         self._learned_at = -1
@@ -973,6 +980,9 @@ class Judge:
         for s in items:
             self._without_site_name(s)
         verdicts = {textmod.normalize(ex_title): label for ex_title, label in self._verdicts}
+        self._weak = bool(p["weak_positives"]) and (
+            sum(1 for s in items if s.positive) < p["min_positives"]
+        )
         base: list[float] = []
         judged: set[int] = set()
         for i, s in enumerate(items):
@@ -980,7 +990,7 @@ class Judge:
             verdict = verdicts.get(textmod.normalize(s.title)) if verdicts else None
             if verdict is not None:
                 judged.add(i)
-            base.append(float(s.positive if verdict is None else verdict))
+            base.append(float(self._literal_positive(s) if verdict is None else verdict))
         # none when the pages that print the keywords are already a large share of the items
         # (a coarse topic): there they cover the topic, and what self-training adds is mostly
         # the off-topic pages next to it (during the visit it also led the crawl astray)
@@ -1031,6 +1041,14 @@ class Judge:
         self._fitted_at = self._earlier + self._observed
         self._final_fit = self._final
         self._fitted_positives = int(sum(base)) + sum(1 for _, label in self.feedback if label)
+
+    def _literal_positive(self, seen: _Seen) -> bool:
+        """A first positive: the user's words strongly on the page; while fewer than
+        ``min_positives`` items have them so (``_weak``, ``weak_positives``), also twice in
+        its text, or once in a short one (``p_body_some``)."""
+        return seen.positive or (
+            self._weak and seen.literal >= self.params["p_body_some"] and not seen.excluded
+        )
 
     def _short(self, seen: _Seen) -> bool:
         """A page with few words (under ``short_words`` distinct ones: a headline and a line
@@ -1221,7 +1239,7 @@ class Judge:
         # c from the literal positives only: the user's 👍 go to pages the model already ranks
         # high, and the expanded ones were chosen for a high score; counting either would make
         # every other page look less likely
-        literal = [i for i, s in enumerate(items) if s.positive and labels[i] > 0]
+        literal = [i for i, s in enumerate(items) if self._literal_positive(s) and labels[i] > 0]
         labelled = [calibrated[i] for i in literal or range(len(rows)) if labels[i] > 0]
         self.c = min(1.0, max(p["c_min"], sum(labelled) / len(labelled)))
         # new pages are scored by the mean of the two fold models: the scale the calibration
@@ -1258,7 +1276,7 @@ class Judge:
         thin a map of the site for its closeness to lead, and keeps the choice (docs/
         benchmarks.md, "The text's weight in a long visit's last fit")."""
         n = len(items)
-        pos = [i for i in range(n) if labels[i] > 0 and items[i].positive]
+        pos = [i for i in range(n) if labels[i] > 0 and self._literal_positive(items[i])]
         neg = [i for i in range(n) if not labels[i]]
         if min(len(pos), len(neg)) < self.params["min_positives"]:
             return 1.0

@@ -603,6 +603,27 @@ def test_self_training_finds_the_topic_pages_the_literal_ones_alone_miss() -> No
     assert judge.judge(zhongchao(), observe=False).relevant
 
 
+def test_where_no_page_prints_the_words_strongly_the_pages_that_mention_them_teach() -> None:
+    # no title says 足球 and no page says it three times: a site that splits its stories over
+    # several short pages (a course page and its lectures) or seldom names the topic; the
+    # pages that mention the word twice are the first positives, and the rest of the topic
+    # is found through them
+    rng = random.Random(7)
+    pages = []
+    for page in sparse_visit(rng, 240):
+        if "足球" in page.title:
+            title = page.title.replace("足球，", "")
+            text = f"这场足球赛{page.text}赛后的足球评论不断。"
+            page = Page(page.url, page.url, 200, title=title, text=text, kind="item")
+        pages.append(page)
+    football = {page.url for i, page in enumerate(pages) if i % 3 == 0}
+    assert not any("足球" in page.title for page in pages)
+    assert pushed_in(Judge(profile(), params={"weak_positives": 0}), pages) == set()
+    pushed = pushed_in(Judge(profile()), pages)
+    assert pushed <= football
+    assert len(pushed) >= 0.8 * len(football)
+
+
 def test_the_words_a_push_names_do_not_depend_on_the_weight_the_last_fit_gave_the_text() -> None:
     """A long visit's last fit weighs the text at a tenth (``text_long``), and its model is
     saved so. A word's part in a page's score is read against that weight: read against the
