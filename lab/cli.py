@@ -60,14 +60,36 @@ def build_cmd(
         help="The Chinese web's URL layout: channels: a host per channel (sports.<portal>); "
         "flat: one host, and article URLs that name no section (/a/<date>/<id>.shtml).",
     ),
+    layout: str = typer.Option(
+        "news",
+        "--layout",
+        help="news: news portals; academic: universities' sites (English only: departments, "
+        "courses, lectures, staff pages; --sites universities of about --articles stories, "
+        "default 6 and 300).",
+    ),
 ) -> None:
-    """Build a deterministic multi-site news web from the labelled corpus."""
+    """Build a deterministic multi-site web (news portals or universities) from the labelled
+    corpus."""
     from lab.builder import DEFAULT_SIZES, TITLES, build
-    from lab.corpus import LANGUAGES
+    from lab.corpus import LANGUAGES, load_corpus
     from lab.plan import URLS, url_layout_ok
 
     if lang not in LANGUAGES:
         raise typer.BadParameter(f"expected one of {', '.join(LANGUAGES)}", param_hint="--lang")
+    if layout not in ("news", "academic"):
+        raise typer.BadParameter("expected news or academic", param_hint="--layout")
+    if layout == "academic":
+        from lab.academic import build_academic
+
+        if lang != "en":
+            raise typer.BadParameter(
+                "the academic web is English: add --lang en", param_hint="--lang"
+            )
+        manifest = build_academic(
+            load_corpus(corpus, "en"), out, seed=seed, sites=sites or 6, articles=articles or 300
+        )
+        _echo_manifest(manifest)
+        return
     if titles not in TITLES:
         raise typer.BadParameter(f"expected one of {', '.join(TITLES)}", param_hint="--titles")
     if not url_layout_ok(urls, lang):
@@ -86,6 +108,10 @@ def build_cmd(
         titles=titles,
         urls=urls,
     )
+    _echo_manifest(manifest)
+
+
+def _echo_manifest(manifest: dict[str, object]) -> None:
     summary = {k: v for k, v in manifest.items() if k != "hosts"}
     summary["hosts"] = len(manifest["hosts"])  # type: ignore[arg-type]
     typer.echo(json.dumps(summary, ensure_ascii=False, indent=2))
