@@ -126,17 +126,21 @@ class SiteAreas:
         name sections. A site's titles name sections when two or more are each shared by
         ``_SHARED`` of its items (a title suffix that is only the site's name is the same on
         every page; a headline that holds a separator itself, ``传统武术_梅花桩``, makes a
-        "section" of one page); the other sites' URLs may (``url_section``; a bare host only
-        when the site spreads over several hosts)."""
+        "section" of one page) and those items are at least ``_TITLED`` of the site's; the
+        other sites' URLs may (``url_section``; a bare host only when the site spreads over
+        several hosts)."""
         named: dict[str, Counter[str]] = {}
+        per_site: Counter[str] = Counter()
         for url, i in items.items():
             section = self._section.get(i, "")
+            per_site[site_of(url)] += 1
             if section:
                 named.setdefault(site_of(url), Counter())[section] += 1
         titled = frozenset(
             site
             for site, found in named.items()
             if sum(1 for n in found.values() if n >= _SHARED) > 1
+            and sum(n for n in found.values() if n >= _SHARED) >= _TITLED * per_site[site]
         )
         where: dict[int, str] = {}
         by_url: dict[str, int] = {}
@@ -255,6 +259,11 @@ _OWN_SEEDS = 4
 reaches them: ``SiteAreas.affinity``)."""
 _SHARED = 3
 """Items that must share a title section for it to count as one of the site's sections."""
+_TITLED = 0.5
+"""The share of a site's items whose titles must name one of its sections for its titles to
+name its sections: on a site where only one kind of page does (a university's project pages,
+``… | Sport and Exercise Science``, beside course and lecture pages that name none) the rest
+would all count as far from every section."""
 _URL = "url:"
 """Prefix of a section named by a URL (a title's section has none)."""
 

@@ -326,6 +326,29 @@ def test_site_areas_rank_a_page_near_the_positives_above_one_far_from_them() -> 
     assert neutral(sport[3]) == neutral(finance[3]) == 1.0
 
 
+def test_where_only_a_few_titles_name_a_section_the_urls_place_the_rest() -> None:
+    # a university's site: project pages end their titles with the department's name, the
+    # many course pages do not; the URLs name the department. The course pages are placed
+    # by their URLs, not all counted far from the topic for naming no section in the title.
+    areas = SiteAreas()
+    pages: dict[str, list[str]] = {"sport": [], "business": []}
+    for dept, name in (("sport", "Sport Science"), ("business", "Business School")):
+        for i in range(3):
+            url = f"http://uni.test/dept/{dept}/projects/p{i}.html"
+            areas.observe(url, [], name)
+            pages[dept].append(url)
+        for i in range(12):
+            url = f"http://uni.test/dept/{dept}/courses/c{i}/"
+            areas.observe(url, [], None)
+            pages[dept].append(url)
+    items = pages["sport"] + pages["business"]
+    positives = {pages["sport"][0], pages["sport"][5], pages["sport"][9]}
+    affinity = areas.affinity(items, positives)
+    sport_course, business_course = pages["sport"][12], pages["business"][12]
+    assert affinity(sport_course) > affinity(business_course)
+    assert affinity(sport_course) > 0.5
+
+
 def test_a_walk_over_the_links_reaches_a_story_two_related_boxes_from_the_positives() -> None:
     """Titles and URLs that name no section, stories reached through each other's "related"
     boxes: co-citation sees only the pages one box away from a positive; the walk
