@@ -11,10 +11,11 @@ labelled data from the user:
    passing"). Exclude words veto the page.
 2. **Pseudo-labels** — items with strong literal evidence are the first positives; every other
    item is *unlabelled* (it may still be on-topic: a page about 中超 never says 足球). Where
-   fewer than ``min_positives`` items print the words strongly, the items that print them at
+   fewer than ``warm_positives`` items print the words strongly, the items that print them at
    least twice, or once in a short text (``p_body_some``), are positives too
    (``weak_positives``): a site that spreads a story over short pages (a course page and its
-   lectures) or seldom names the topic would otherwise never get a model and push nothing.
+   lectures) or seldom names the topic would otherwise get no model and push nothing, or one
+   learned from a handful of pages, half of them off the topic.
 3. **A text classifier per concern** — logistic regression over the words of the page (title
    weighted ×3, meta / description ×2, body ×1, sublinear counts, L2-normalised), with the
    user's own terms masked so that it must learn the topic's *other* words, and a site's own
@@ -981,7 +982,7 @@ class Judge:
             self._without_site_name(s)
         verdicts = {textmod.normalize(ex_title): label for ex_title, label in self._verdicts}
         self._weak = bool(p["weak_positives"]) and (
-            sum(1 for s in items if s.positive) < p["min_positives"]
+            sum(1 for s in items if s.positive) < p["warm_positives"]
         )
         base: list[float] = []
         judged: set[int] = set()
@@ -1044,7 +1045,7 @@ class Judge:
 
     def _literal_positive(self, seen: _Seen) -> bool:
         """A first positive: the user's words strongly on the page; while fewer than
-        ``min_positives`` items have them so (``_weak``, ``weak_positives``), also twice in
+        ``warm_positives`` items have them so (``_weak``, ``weak_positives``), also twice in
         its text, or once in a short one (``p_body_some``)."""
         return seen.positive or (
             self._weak and seen.literal >= self.params["p_body_some"] and not seen.excluded
