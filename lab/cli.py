@@ -85,6 +85,11 @@ def build_cmd(
             raise typer.BadParameter(
                 "the academic web is English: add --lang en", param_hint="--lang"
             )
+        if titles != "section" or urls != "channels":
+            raise typer.BadParameter(
+                "--titles and --urls shape the news web; the academic web has its own",
+                param_hint="--layout",
+            )
         manifest = build_academic(
             load_corpus(corpus, "en"), out, seed=seed, sites=sites or 6, articles=articles or 300
         )

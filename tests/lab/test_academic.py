@@ -94,3 +94,5 @@ def test_the_build_command_makes_an_academic_web_and_refuses_chinese(tmp_path: P
     assert json.loads((out / "manifest.json").read_text())["seeds"]["home"].endswith(".test/")
     refused = runner.invoke(cli, [*base, "--lang", "zh"])
     assert refused.exit_code != 0 and "academic web is English" in refused.output
+    mixed = runner.invoke(cli, [*base, "--lang", "en", "--titles", "plain"])
+    assert mixed.exit_code != 0 and "shape the news web" in mixed.output
