@@ -28,14 +28,12 @@ home and its sport department).
 from __future__ import annotations
 
 import html
-import json
 import random
 import re
-import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from lab.builder import ROBOTS, url_to_file
+from lab.builder import url_to_file, write_files
 from lab.corpus import Doc
 from lab.judge import is_football
 
@@ -238,8 +236,17 @@ def _department(
     )
 
 
+DEFAULT_SIZE = (6, 300)
+"""(universities, stories per university) when not given."""
+
+
 def build_academic(
-    docs: list[Doc], out: Path, *, seed: int = 0, sites: int = 6, articles: int = 300
+    docs: list[Doc],
+    out: Path,
+    *,
+    seed: int = 0,
+    sites: int = DEFAULT_SIZE[0],
+    articles: int = DEFAULT_SIZE[1],
 ) -> dict[str, object]:
     """Write the academic web of ``sites`` universities (at most eight) into ``out``, about
     ``articles`` stories each (±25 %); return the manifest."""
@@ -299,39 +306,7 @@ def build_academic(
 
 
 def _write(web: _Web, out: Path, *, hosts: list[str]) -> dict[str, object]:
-    out.mkdir(parents=True, exist_ok=True)
-    sites = out / "sites"
-    if sites.exists():
-        shutil.rmtree(sites)
-    for url in sorted(web.pages):
-        host, rel = url_to_file(url)
-        target = sites / host / rel
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_bytes(_html(web.pages[url]))
     names = [h.removeprefix("http://") for h in hosts]
-    for name in names:
-        (sites / name / "robots.txt").write_bytes(ROBOTS)
-    with (out / "truth.jsonl").open("w", encoding="utf-8") as fh:
-        for url in sorted(web.pages):
-            page = web.pages[url]
-            host = url_to_file(url)[0]
-            record = {
-                "url": url,
-                "host": host,
-                "portal": host.removeprefix("www."),
-                "kind": page.kind,
-                "category": page.category,
-                "football": page.football,
-                "cluster": False,
-                "tunnel": False,
-                "source": "",
-            }
-            fh.write(json.dumps(record, sort_keys=True) + "\n")
-    with (out / "graph.jsonl").open("w", encoding="utf-8") as fh:
-        for url in sorted(web.pages):
-            page = web.pages[url]
-            links = list(dict.fromkeys(u for u, _ in [*page.nav, *page.links]))
-            fh.write(json.dumps({"url": url, "links": links}) + "\n")
     pages = list(web.pages.values())
     items = [p for p in pages if p.kind == "article"]
     first = hosts[0]
@@ -349,7 +324,32 @@ def _write(web: _Web, out: Path, *, hosts: list[str]) -> dict[str, object]:
         "lang": "en",
         "layout": "academic",
     }
-    (out / "manifest.json").write_text(
-        json.dumps(manifest, ensure_ascii=False, indent=2, sort_keys=True) + "\n", encoding="utf-8"
+
+    def truth(url: str) -> dict[str, object]:
+        page, host = web.pages[url], url_to_file(url)[0]
+        return {
+            "url": url,
+            "host": host,
+            "portal": host.removeprefix("www."),
+            "kind": page.kind,
+            "category": page.category,
+            "football": page.football,
+            "cluster": False,
+            "tunnel": False,
+            "source": "",
+        }
+
+    def links(url: str) -> list[str]:
+        page = web.pages[url]
+        return list(dict.fromkeys(u for u, _ in [*page.nav, *page.links]))
+
+    write_files(
+        out,
+        web.pages,
+        page=lambda url: _html(web.pages[url]),
+        hosts=names,
+        truth=truth,
+        links=links,
+        manifest=manifest,
     )
     return manifest

@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 import logging
 import shutil
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -68,33 +69,52 @@ TITLES = ("section", "site", "plain")
 portal's name alone, or nothing (the lab's default is the first)."""
 
 
+def write_files(
+    out: Path,
+    urls: Iterable[str],
+    *,
+    page: Callable[[str], bytes],
+    hosts: Iterable[str],
+    truth: Callable[[str], dict[str, object]],
+    links: Callable[[str], list[str]],
+    manifest: dict[str, object],
+) -> None:
+    """Write a built web into ``out`` (replacing a previous web there): each URL's ``page``
+    under OUT/sites, a robots.txt per host, each URL's ``truth`` record and ``links`` (in URL
+    order) and the ``manifest`` (module doc)."""
+    out.mkdir(parents=True, exist_ok=True)
+    sites = out / "sites"
+    if sites.exists():
+        shutil.rmtree(sites)
+    ordered = sorted(urls)
+    for url in ordered:
+        host, rel = url_to_file(url)
+        target = sites / host / rel
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(page(url))
+    for host in hosts:
+        (sites / host / "robots.txt").write_bytes(ROBOTS)
+    with (out / "truth.jsonl").open("w", encoding="utf-8") as fh:
+        for url in ordered:
+            fh.write(json.dumps(truth(url), ensure_ascii=False, sort_keys=True) + "\n")
+    with (out / "graph.jsonl").open("w", encoding="utf-8") as fh:
+        for url in ordered:
+            fh.write(json.dumps({"url": url, "links": links(url)}) + "\n")
+    (out / "manifest.json").write_text(
+        json.dumps(manifest, ensure_ascii=False, indent=2, sort_keys=True) + "\n", encoding="utf-8"
+    )
+
+
 def write_web(plan: Plan, out: Path, *, titles: str = "section") -> dict[str, object]:
     """Write ``plan`` into ``out`` (replacing a previous web there); return the manifest.
 
     ``titles``: one of ``TITLES``."""
-    sites = out / "sites"
-    if sites.exists():
-        shutil.rmtree(sites)
     renderer = (EnglishRenderer if plan.lang == "en" else Renderer)(plan, titles=titles)
     hosts: dict[str, str] = {}
     for portal in plan.portals:
         for page in plan.pages.values():
             if page.portal == portal.domain:
                 hosts[page.host] = portal.encoding
-    for url in sorted(plan.pages):
-        host, rel = url_to_file(url)
-        target = sites / host / rel
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_bytes(renderer.encode(plan.pages[url]))
-    for host in hosts:
-        (sites / host / "robots.txt").write_bytes(ROBOTS)
-    with (out / "truth.jsonl").open("w", encoding="utf-8") as fh:
-        for url in sorted(plan.pages):
-            fh.write(json.dumps(truth_record(plan, url), ensure_ascii=False, sort_keys=True) + "\n")
-    with (out / "graph.jsonl").open("w", encoding="utf-8") as fh:
-        for url in sorted(plan.pages):
-            links = [u for urls in plan.pages[url].blocks.values() for u in urls]
-            fh.write(json.dumps({"url": url, "links": list(dict.fromkeys(links))}) + "\n")
     pages = list(plan.pages.values())
     manifest: dict[str, object] = {
         "hosts": dict(sorted(hosts.items())),
@@ -114,8 +134,16 @@ def write_web(plan: Plan, out: Path, *, titles: str = "section") -> dict[str, ob
         manifest["titles"] = titles
     if plan.urls != "channels":  # absent means a host per channel
         manifest["urls"] = plan.urls
-    (out / "manifest.json").write_text(
-        json.dumps(manifest, ensure_ascii=False, indent=2, sort_keys=True) + "\n", encoding="utf-8"
+    write_files(
+        out,
+        plan.pages,
+        page=lambda url: renderer.encode(plan.pages[url]),
+        hosts=hosts,
+        truth=lambda url: truth_record(plan, url),
+        links=lambda url: list(
+            dict.fromkeys(u for urls in plan.pages[url].blocks.values() for u in urls)
+        ),
+        manifest=manifest,
     )
     return manifest
 

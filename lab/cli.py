@@ -79,7 +79,7 @@ def build_cmd(
     if layout not in ("news", "academic"):
         raise typer.BadParameter("expected news or academic", param_hint="--layout")
     if layout == "academic":
-        from lab.academic import build_academic
+        from lab.academic import DEFAULT_SIZE, build_academic
 
         if lang != "en":
             raise typer.BadParameter(
@@ -91,7 +91,11 @@ def build_cmd(
                 param_hint="--layout",
             )
         manifest = build_academic(
-            load_corpus(corpus, "en"), out, seed=seed, sites=sites or 6, articles=articles or 300
+            load_corpus(corpus, "en"),
+            out,
+            seed=seed,
+            sites=sites or DEFAULT_SIZE[0],
+            articles=articles or DEFAULT_SIZE[1],
         )
         _echo_manifest(manifest)
         return
