@@ -94,9 +94,10 @@ import numpy as np
 from crawler import text as textmod
 from crawler.pagekind import ITEM
 from crawler.profile import TopicProfile, _Index
-from crawler.siteareas import Affinity, SiteAreas
+from crawler.siteareas import Affinity, SiteAreas, site_of
 from crawler.sitenames import SiteNames
 from crawler.types import Page
+from crawler.urls import directories
 
 __all__ = [
     "JUDGE_DEFAULTS",
@@ -129,6 +130,7 @@ JUDGE_DEFAULTS: dict[str, float] = {
     "p_body_some": 0.55,
     "p_body_once": 0.25,
     "p_anchor": 0.6,
+    "p_url": 0.8,
     "body_strong_hits": 3,
     "area": 1.0,
     "area_floor": 0.05,
@@ -240,6 +242,9 @@ class PageTokens:
     suffix: list[str] = field(default_factory=list)
     words: tuple[str, ...] = ()
     """The concern's own words the page was cut with (``crawler.text.Words.kept``)."""
+    url: list[str] = field(default_factory=list)
+    """The words of the URL's section: its host's labels before the site's name and its
+    directories (``url_words``)."""
 
 
 def _segment(
@@ -289,8 +294,21 @@ def page_tokens(
         anchor=anchor,
         words=words,
     )
+    tokens.url = url_words(page.final_url or page.url)
     page.tokens = tokens
     return tokens
+
+
+@functools.lru_cache(maxsize=65536)
+def url_words(url: str) -> list[str]:
+    """The words a URL names its page's section with: the host's labels before the site's
+    registrable name (``sport`` of ``sport.example.com``) and the directories
+    (``crawler.urls.directories``: ``news``, ``sport``, ``football`` of
+    ``/news/sport/football/2019/story-1.html``; not the page's own name, dates or ids)."""
+    host, dirs = directories(url)
+    site = site_of(url)
+    labels = host.removesuffix(site).split(".") if host.endswith(site) else []
+    return textmod.tokenize(" ".join([*labels, *dirs]).replace("-", " ").replace("_", " "))
 
 
 @dataclass(slots=True)
@@ -342,6 +360,8 @@ class _Seen:
     """An earlier visit judged the page and did not push it (a page of an earlier visit); the
     user has taught the model nothing since, and the page prints the user's words no more
     than it did then (a page of this visit, fetched again): not pushed now either."""
+    by_url: bool = False
+    """A positive only by the section its URL names (``Judge._literal``)."""
 
 
 class _Model:
@@ -687,8 +707,8 @@ class Judge:
         return self._features(_segment(head, ex.text, words=self.profile.words)), ex.label
 
     # -- literal evidence -----------------------------------------------------------------
-    def _literal(self, tokens: PageTokens) -> tuple[float, bool, dict[str, Counter[str]]]:
-        """(p_literal, strong, hits by term and place)."""
+    def _literal(self, tokens: PageTokens) -> tuple[float, bool, bool, dict[str, Counter[str]]]:
+        """(p_literal, strong, strong only by the URL's section, hits by term and place)."""
         p = self.params
         hits: dict[str, Counter[str]] = {}
         for where, toks in (
@@ -696,6 +716,7 @@ class Judge:
             ("meta", tokens.meta + tokens.description),
             ("anchor", tokens.anchor),
             ("body", tokens.body),
+            ("url", tokens.url if p["p_url"] else []),
         ):
             for stemmed in self._user_index.match(_stem_all(toks)):
                 hits.setdefault(self._stems[stemmed], Counter())[where] += 1
@@ -716,9 +737,14 @@ class Judge:
             lit, strong = p["p_body_once"], False
         else:
             lit, strong = 0.0, False
+        by_url = not strong and bool(total["url"])
+        if by_url:
+            # the section the URL names (``/sport/``, ``sport.example.com``) says what a
+            # title's ``| Sport |`` says, on a site whose titles do not say it
+            lit, strong = max(lit, p["p_url"]), True
         if total["anchor"]:
             lit = 1.0 - (1.0 - lit) * (1.0 - p["p_anchor"])
-        return lit, strong, hits
+        return lit, strong, by_url, hits
 
     # -- the decision ---------------------------------------------------------------------
     @property
@@ -747,7 +773,7 @@ class Judge:
             tokens.anchor = _anchor_tokens(anchor, tokens.title, words)
         head = tokens.title + tokens.meta + tokens.description
         excluded = self.profile.excluded_in(head) if self._exclude else []
-        literal, strong, hits = self._literal(tokens)
+        literal, strong, by_url, hits = self._literal(tokens)
         seen = _Seen(
             page.final_url or page.url,
             page.title,
@@ -760,6 +786,7 @@ class Judge:
             excluded,
             list(page.kind_evidence),
             _section(page.title),
+            by_url=by_url and not excluded,
         )
         if observe:
             self.areas.observe(
@@ -995,7 +1022,12 @@ class Judge:
         # none when the pages that print the keywords are already a large share of the items
         # (a coarse topic): there they cover the topic, and what self-training adds is mostly
         # the off-topic pages next to it (during the visit it also led the crawl astray)
-        narrow = sum(base) < p["expand_share"] * len(items)
+        # (the pages whose URLs alone name the topic's section do not count: they cover the
+        # sections a site's URLs name, not the topic's pages elsewhere on a site whose URLs do
+        # not say where they live)
+        narrow = sum(y for y, s in zip(base, items, strict=True) if not s.by_url) < p[
+            "expand_share"
+        ] * len(items)
         self._narrow = narrow
         if self._final:
             # ``expand_short`` follows ``expand``: none when self-training is off (``expand`` 0)
@@ -1325,6 +1357,14 @@ class Judge:
         )
         return [(t, round(w / (self.text_weight or 1.0), 3)) for t, w in top[:n]]
 
+    def url_probability(self, url: str) -> float:
+        """How likely the page behind a URL is on-topic by the section the URL names: a user's
+        word among its ``url_words`` counts as on a fetched page (``p_url``), else 0."""
+        if not self.params["p_url"]:
+            return 0.0
+        hit = self._user_index.match(_stem_all(url_words(url)))
+        return self.params["p_url"] if hit else 0.0
+
     def link_probability(self, text: str) -> float:
         """How likely the page behind a link is on-topic, judged from the link's own text
         (anchor, surrounding words) the way a page's headline is: a user's word in it counts as
@@ -1416,6 +1456,7 @@ class Judge:
                 }
                 | ({"x": s.excluded} if s.excluded else {})
                 | ({"n": 1} if self._declined(s) else {})
+                | ({"b": 1} if s.by_url else {})
             )
         return out
 
@@ -1447,6 +1488,7 @@ class Judge:
                     float(entry.get("a", 1.0)),
                     True,
                     bool(entry.get("n", False)),
+                    bool(entry.get("b", False)),
                 )
             except (KeyError, TypeError, ValueError, AttributeError):
                 continue  # a damaged entry: the rest still teach

@@ -217,6 +217,46 @@ def test_an_english_story_that_never_says_football() -> None:
     assert hit.relevant and hit.explanation["hits"][0]["where"] == {"title": 1}
 
 
+def test_the_section_a_url_names_counts_as_a_title_naming_it() -> None:
+    # a site whose titles are the headline alone: its URLs name the section instead
+    def page(url: str, title: str, kind: str = "item") -> Page:
+        text = "The squad trained on Tuesday before the match at the weekend."
+        return Page(url, url, 200, title=title, text=text, kind=kind)
+
+    def judged(url: str, title: str, kind: str = "item", **params: float) -> Judgment:
+        return Judge(TopicProfile.from_keywords("sports"), params=params).judge(
+            page(url, title, kind)
+        )
+
+    for url in (
+        "https://www.example.com/news/sport/2024/06/01/story-1.html",
+        "https://sport.example.com/story/123",
+        "https://www.example.edu/dept/sport-science/courses/ses101/",
+    ):
+        hit = judged(url, "Holmes is hit by hamstring injury")
+        assert hit.probability >= 0.8 and hit.explanation["hits"][0]["where"] == {"url": 1}, url
+        # not pushed while the visit goes on (only a title's word is), but at its end
+        assert not hit.relevant and hit.provisional
+        # the setting off: the URL says nothing
+        assert judged(url, "Holmes is hit by hamstring injury", p_url=0).probability == 0
+    judge = Judge(TopicProfile.from_keywords("sports"))
+    judge.judge(page("https://www.example.com/news/sport/2024/story-1.html", "Holmes injured"))
+    assert [url for url, _ in judge.finish()] == [
+        "https://www.example.com/news/sport/2024/story-1.html"
+    ]
+    # the next visit knows the page was a positive by its URL alone
+    (kept,) = Judge(TopicProfile.from_keywords("sports"), state=judge.state()).seen
+    assert kept.positive and kept.by_url
+    # the page's own name, the site's name and a section page are not the section's pages
+    for url in (
+        "https://www.example.com/news/2024/sports-day-cancelled.html",
+        "https://www.sportsnews.com/story/123",
+    ):
+        assert judged(url, "School closes early").probability == 0, url
+    section = judge.judge(page("https://www.example.com/news/sport/", "Sport news", "hub"))
+    assert section.kind == "hub" and not section.relevant
+
+
 def test_pushed_pages_outside_the_refit_window_drop_their_words_and_nothing_else_changes() -> None:
     # memory of a long visit: only the refit window and the pages still pending keep features
     pages = visit(random.Random(5), 150) + [zhongchao(i) for i in range(901, 911)]
@@ -802,6 +842,25 @@ def test_self_training_runs_only_where_the_keywords_cover_little_of_the_topic() 
     for page in sparse_visit(random.Random(11)):
         sparse.judge(page)
     assert sparse.expanded
+
+
+def test_pages_whose_urls_alone_name_the_topic_do_not_stop_self_training() -> None:
+    # three pages in five are football, as above, and two of them say so by their URL's
+    # section (/sport/) alone: 40 %; the third lives where the URLs name no section and never
+    # says it. Self-training still runs: the URLs cover their section, not the rest of the site
+    rng = random.Random(10)
+    pages = []
+    for i in range(300):
+        page = article(i, FOOTBALL if i % 5 < 3 else OTHER[i % 3], rng)
+        if i % 5 < 2:
+            url = f"http://news.example.cn/sport/2024/a{i:06d}.html"
+            page = Page(url, url, 200, title=page.title, text=page.text, kind="item")
+        pages.append(page)
+    judge = Judge(TopicProfile.from_keywords(["足球", "sport"]))
+    pushed = pushed_in(judge, pages)
+    assert judge.expanded
+    quiet = {page.url for i, page in enumerate(pages) if i % 5 == 2}
+    assert len(pushed & quiet) >= 0.9 * len(quiet)
 
 
 def rare_visit(rng: random.Random, *, words: int = 0) -> list[Page]:
