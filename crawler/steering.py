@@ -15,7 +15,8 @@ A link's priority is the expected on-topic item harvest of fetching it::
   - **A** is the link's own text (anchor, then its surrounding words at half weight) judged by
     the concern's model like a headline (``Judge.link_probability``): a user's keyword or
     synonym in it counts at once; the model's learned words count once it is warm (on a
-    narrow topic, once a first model is fitted);
+    narrow topic, once a first model is fitted); at least what the section its URL names
+    says (``Judge.url_probability``: ``/news/sport/…`` for "sports");
   - **P** is what the link's parent page led to (sibling statistics): the mean judged
     probability of the items it linked to that were fetched, shrunk towards what was expected
     of the parent itself — its own probability for an item; for a hub, half its own
@@ -52,8 +53,8 @@ learned since the links were found, so a section learned to be off-topic is aban
 anchors that say the model's learned words rise.
 
 **Fast start.** Before anything is judged, only what the user gave and the seed page shows
-count: a keyword or synonym in a navigation label or headline (A), an exclude word (A = 0,
-and the link is kept last), the URL's shape (K). Until the judgment's model is warm, and while
+count: a keyword or synonym in a navigation label, a headline or the section a URL names
+(A), an exclude word (A = 0, and the link is kept last), the URL's shape (K). Until the judgment's model is warm, and while
 fewer than ``cold_share`` (30 %) of the items fetched print the user's words, an item counts at
 least ``cold`` (0.25) in P and S: without the model only the user's own words can raise a
 page's probability, and on a narrow topic given by one keyword most on-topic items never print
@@ -286,9 +287,12 @@ class Steering(_Base):
         return out
 
     def _link_text(self, link: Link) -> float:
-        """A: the link's own text, judged like a headline; surrounding words at half weight."""
+        """A: the link's own text, judged like a headline; surrounding words at half weight;
+        at least what the section its URL names says (``Judge.url_probability``)."""
         if self.judge is not None:
-            anchor = self.judge.link_probability(link.anchor)
+            anchor = max(
+                self.judge.link_probability(link.anchor), self.judge.url_probability(link.url)
+            )
             if anchor >= 0.9 or not link.context:
                 return anchor
             return max(anchor, 0.5 * self.judge.link_probability(link.context))

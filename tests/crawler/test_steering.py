@@ -93,6 +93,20 @@ async def test_the_first_branch_comes_from_the_seed_pages_navigation_labels() ->
     assert order(await run(site(*pages), profile, "adaptive"))[1] == "/soccer/"
 
 
+async def test_links_whose_urls_name_the_users_word_come_first() -> None:
+    # Nothing judged yet, every link says "Read more": the URLs that name the user's word
+    # in their section (/news/sport/) are where the crawl goes first
+    misc = [(f"/news/world/{i}.html", "Read more") for i in range(8)]
+    sport = [(f"/news/sport/{i}.html", "Read more") for i in range(4)]
+    pages = [hub("/", "Home", [*misc[:4], *sport, *misc[4:]])]
+    pages += [page(p, "Holmes injured") for p, _ in sport]
+    pages += [page(p, "Rates rise") for p, _ in misc]
+    steered = order(await run(site(*pages), "sports", "adaptive"))
+    assert set(steered[1:5]) == {p for p, _ in sport}, steered
+    bfs = order(await run(site(*pages), "sports", "bfs"))
+    assert set(bfs[1:5]) != {p for p, _ in sport}
+
+
 def _sections_site() -> dict[str, Page]:
     links = [(f"/{s}/{i}.html", "详情") for i in range(15) for s in ("b", "a")]
     pages = [hub("/", "首页", links)]
@@ -339,6 +353,9 @@ def test_items_fetched_before_a_refit_count_at_what_the_model_says_now() -> None
             self.warm, self.model, self.now = warm, object(), {}
 
         def link_probability(self, text: str) -> float:
+            return 0.0
+
+        def url_probability(self, url: str) -> float:
             return 0.0
 
         def probability_now(self, url: str) -> float | None:
