@@ -54,12 +54,13 @@ anchors that say the model's learned words rise.
 
 **Fast start.** Before anything is judged, only what the user gave and the seed page shows
 count: a keyword or synonym in a navigation label, a headline or the section a URL names
-(A), an exclude word (A = 0, and the link is kept last), the URL's shape (K). Until the judgment's model is warm, and while
-fewer than ``cold_share`` (30 %) of the items fetched print the user's words, an item counts at
-least ``cold`` (0.25) in P and S: without the model only the user's own words can raise a
-page's probability, and on a narrow topic given by one keyword most on-topic items never print
-it — counting them 0 drove the crawl out of the very section it had to learn from. Where the
-words are common (a coarse topic) an item without them is evidence, and counts as judged.
+(A), an exclude word (A = 0, and the link is kept last), the URL's shape (K). Until the
+judgment's model is warm, and while fewer than ``cold_share`` (30 %) of the items fetched print
+the user's words, an item counts at least ``cold`` (0.25) in P and S: without the model only
+the user's own words can raise a page's probability, and on a narrow topic given by one keyword
+most on-topic items never print it — counting them 0 drove the crawl out of the very section it
+had to learn from. Where the words are common (a coarse topic) an item without them is
+evidence, and counts as judged.
 
 **Warm start.** ``state()`` gives the section and pattern statistics learned on this visit
 (JSON-able); passed back as ``CrawlConfig.strategy_state`` they are where the next visit of
