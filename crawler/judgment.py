@@ -6,7 +6,8 @@ probability reaches the concern's threshold). It learns from the crawl itself, w
 labelled data from the user:
 
 1. **Literal evidence** — the user's keywords and synonyms in the title, meta keywords,
-   description, the main text (all of it, counted) and the anchor text pointing at the page.
+   description, the main text (all of it, counted), the anchor text pointing at the page and
+   the section its URL names (``url_words``: ``/news/sport/`` says what ``| Sport |`` does).
    A keyword in the headline is strong evidence; one mention in a long text is not ("in
    passing"). Exclude words veto the page.
 2. **Pseudo-labels** — items with strong literal evidence are the first positives; every other
@@ -242,7 +243,7 @@ class PageTokens:
     suffix: list[str] = field(default_factory=list)
     words: tuple[str, ...] = ()
     """The concern's own words the page was cut with (``crawler.text.Words.kept``)."""
-    url: list[str] = field(default_factory=list)
+    url: tuple[str, ...] = ()
     """The words of the URL's section: its host's labels before the site's name and its
     directories (``url_words``)."""
 
@@ -300,7 +301,7 @@ def page_tokens(
 
 
 @functools.lru_cache(maxsize=65536)
-def url_words(url: str) -> list[str]:
+def url_words(url: str) -> tuple[str, ...]:
     """The words a URL names its page's section with: the host's labels before the site's
     registrable name (``sport`` of ``sport.example.com``) and the directories
     (``crawler.urls.directories``: ``news``, ``sport``, ``football`` of
@@ -308,7 +309,7 @@ def url_words(url: str) -> list[str]:
     host, dirs = directories(url)
     site = site_of(url)
     labels = host.removesuffix(site).split(".") if host.endswith(site) else []
-    return textmod.tokenize(" ".join([*labels, *dirs]).replace("-", " ").replace("_", " "))
+    return tuple(textmod.tokenize(" ".join([*labels, *dirs]).replace("-", " ").replace("_", " ")))
 
 
 @dataclass(slots=True)
@@ -716,7 +717,7 @@ class Judge:
             ("meta", tokens.meta + tokens.description),
             ("anchor", tokens.anchor),
             ("body", tokens.body),
-            ("url", tokens.url if p["p_url"] else []),
+            ("url", tokens.url if p["p_url"] else ()),
         ):
             for stemmed in self._user_index.match(_stem_all(toks)):
                 hits.setdefault(self._stems[stemmed], Counter())[where] += 1
@@ -1025,9 +1026,8 @@ class Judge:
         # (the pages whose URLs alone name the topic's section do not count: they cover the
         # sections a site's URLs name, not the topic's pages elsewhere on a site whose URLs do
         # not say where they live)
-        narrow = sum(y for y, s in zip(base, items, strict=True) if not s.by_url) < p[
-            "expand_share"
-        ] * len(items)
+        by_words = sum(y for y, s in zip(base, items, strict=True) if not s.by_url)
+        narrow = by_words < p["expand_share"] * len(items)
         self._narrow = narrow
         if self._final:
             # ``expand_short`` follows ``expand``: none when self-training is off (``expand`` 0)
