@@ -36,6 +36,17 @@ def test_how_close_the_page_sits_to_the_topics_pages_is_said() -> None:
     assert "100%" in explain_why(dict(info, site_area=1.7), [], 0.8, "en").split(";")[1]
 
 
+def test_a_keyword_the_url_names_is_said_to_be_in_the_url() -> None:
+    from crawler import Judge, Page, TopicProfile
+
+    url = "https://www.example.com/news/sport/2024/story-1.html"
+    page = Page(url, url, 200, title="Holmes is hit by hamstring injury", kind="item")
+    judged = Judge(TopicProfile.from_keywords("sports")).judge(page)
+    info, p = judged.explanation, judged.probability
+    assert explain_why(info, ["sports"], p, "en").startswith("Matched: sports (URL);")
+    assert explain_why(info, ["sports"], p, "zh").startswith("命中关键词：sports（网址）；")
+
+
 def test_odd_shapes_do_not_break_the_line() -> None:
     info = {
         "method": "model",
