@@ -133,9 +133,10 @@ class SiteAreas:
         per_site: Counter[str] = Counter()
         for url, i in items.items():
             section = self._section.get(i, "")
-            per_site[site_of(url)] += 1
+            site = site_of(url)
+            per_site[site] += 1
             if section:
-                named.setdefault(site_of(url), Counter())[section] += 1
+                named.setdefault(site, Counter())[section] += 1
         titled = frozenset(
             site
             for site, found in named.items()
