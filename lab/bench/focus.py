@@ -24,6 +24,7 @@ from typing import Any
 import typer
 
 from app.models import DEFAULT_STRATEGY
+from lab.bench.match import CRAWL_PARAM_HELP, crawl_params
 from lab.judge import TOPIC_KEYWORDS as TOPICS
 
 logger = logging.getLogger(__name__)
@@ -122,7 +123,12 @@ def markdown(report: dict[str, Any]) -> str:
     lines = [
         f"Web `{report['web']}` ({report['manifest_pages']} pages), seed {report['seed']}, "
         f"concurrency {report['concurrency']}, code {report.get('commit')}. Harvest counts "
-        "on-topic *items* (articles) per fetch; hubs fetched count as fetches.",
+        "on-topic *items* (articles) per fetch; hubs fetched count as fetches."
+        + (
+            " Parameters: " + ", ".join(f"{k}={v:g}" for k, v in report["params"].items()) + "."
+            if report.get("params")
+            else ""
+        ),
         "",
     ]
     for topic, runs in report["strategies"].items():
@@ -156,6 +162,7 @@ async def _bench(
     concurrency: int,
     recall: bool,
     seed_key: str,
+    params: dict[str, float] | None = None,
 ) -> dict[str, Any]:
     from lab.runner import run_crawl
     from lab.truth import Truth
@@ -172,6 +179,7 @@ async def _bench(
         "seed": seeds[0],
         "pages": pages,
         "concurrency": concurrency,
+        "params": dict(params or {}),
         "strategies": {},
     }
 
@@ -197,6 +205,7 @@ async def _bench(
                 concurrency=concurrency,
                 target=target,
                 items=True,
+                params=params,
             )
             runs.append({**result.to_dict(), "budget": budget})
             oracle = next((r for r in runs if r["strategy"] == "oracle"), None)
@@ -208,7 +217,13 @@ async def _bench(
 
 
 async def _revisit(
-    web: Path, out: Path, topics: list[str], concurrency: int, seed_key: str, budget: int
+    web: Path,
+    out: Path,
+    topics: list[str],
+    concurrency: int,
+    seed_key: str,
+    budget: int,
+    params: dict[str, float] | None = None,
 ) -> dict[str, Any]:
     """A second visit after 5 % of the items changed: the default strategy starting from what
     the first visit learned, from that without the items it fetched, and cold; and bfs."""
@@ -239,6 +254,7 @@ async def _revisit(
                 strategy=DEFAULT_STRATEGY,
                 max_pages=1000,
                 concurrency=concurrency,
+                params=params,
             )
         per_fetch: dict[str, float] = {}
         with lab_server(later) as proxy:
@@ -262,6 +278,7 @@ async def _revisit(
                     strategy_state=state.get("steer"),
                     judge_state=state.get("judge"),
                     visited=found,
+                    params=params,
                 )
                 per_fetch[label] = len(wanted & set(found)) / max(1, result.score.fetched)
                 typer.echo(f"{web.name} {topic} second visit {label}: {per_fetch[label]:.4f}")
@@ -318,10 +335,17 @@ def register(bench_cli: typer.Typer) -> None:
         revisit: int = typer.Option(
             0, "--revisit", min=0, help="Second-visit fetches after 5 % of items changed (0: no)."
         ),
+        param: list[str] = typer.Option(
+            [],
+            "--param",
+            metavar="NAME=VALUE",
+            help=CRAWL_PARAM_HELP + " Every crawl of the run takes it, the revisits too.",
+        ),
     ) -> None:
         """Every strategy and the oracle on lab webs: on-topic item harvest, recall, speed."""
         from lab.process import lab_server
 
+        params = crawl_params(param)
         logging.basicConfig(level=logging.WARNING)
         out.mkdir(parents=True, exist_ok=True)
         chosen = [s.strip() for s in strategies.split(",") if s.strip() not in ("", "none")]
@@ -329,11 +353,11 @@ def register(bench_cli: typer.Typer) -> None:
         for one in web:
             with lab_server(one) as url:
                 report = asyncio.run(
-                    _bench(one, url, out, pages, chosen, names, concurrency, recall, seed)
+                    _bench(one, url, out, pages, chosen, names, concurrency, recall, seed, params)
                 )
             if revisit:
                 report["revisit"] = asyncio.run(
-                    _revisit(one, out, names, concurrency, seed, revisit)
+                    _revisit(one, out, names, concurrency, seed, revisit, params)
                 )
                 (out / f"focus_{one.name}.md").write_text(markdown(report) + "\n", encoding="utf-8")
                 (out / f"focus_{one.name}.json").write_text(

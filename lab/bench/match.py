@@ -29,6 +29,7 @@ import asyncio
 import json
 import logging
 import time
+from collections.abc import Collection
 from pathlib import Path
 from typing import Any
 
@@ -432,26 +433,43 @@ def _plot(web: dict[str, Any], path: Path) -> None:
     plt.close(fig)
 
 
-def judgment_params(given: list[str]) -> dict[str, float]:
+def judgment_params(given: list[str], known: Collection[str] | None = None) -> dict[str, float]:
     """``NAME=VALUE`` options (read as ``timelypush crawl --param`` reads them) as judgment
-    parameters; a name the model does not know or a value that is not a number is refused,
-    naming the names there are (the model would ignore them)."""
+    parameters (or any of ``known`` names); a name the model does not know or a value that
+    is not a number is refused, naming the names there are (the model would ignore them)."""
     from app.cli.crawl import parse_params
     from crawler.judgment import JUDGE_DEFAULTS
 
+    names = JUDGE_DEFAULTS if known is None else known
     params: dict[str, float] = {}
     for item in given:
         ((name, value),) = parse_params([item]).items()
-        if name not in JUDGE_DEFAULTS:
-            known = ", ".join(sorted(JUDGE_DEFAULTS))
+        if name not in names:
+            known_names = ", ".join(sorted(names))
             raise typer.BadParameter(
-                f"{item!r}: expected NAME=VALUE with NAME one of {known}", param_hint="--param"
+                f"{item!r}: expected NAME=VALUE with NAME one of {known_names}",
+                param_hint="--param",
             )
         if not isinstance(value, int | float):
             raise typer.BadParameter(f"{item!r}: {value!r} is not a number", param_hint="--param")
         params[name] = float(value)
     return params
 
+
+def crawl_params(given: list[str]) -> dict[str, float]:
+    """``NAME=VALUE`` options for a crawl: judgment parameters and the default strategy's
+    (``crawler.steering.Steering.defaults``), refused as ``judgment_params`` refuses."""
+    from crawler.judgment import JUDGE_DEFAULTS
+    from crawler.steering import Steering
+
+    return judgment_params(given, {*JUDGE_DEFAULTS, *Steering.defaults})
+
+
+CRAWL_PARAM_HELP = (
+    "A judgment parameter (crawler.judgment.JUDGE_DEFAULTS) or a parameter of the default "
+    "strategy (crawler.steering.Steering.defaults; repeatable), to compare a setting with the "
+    "default."
+)
 
 PARAM_HELP = (
     "A judgment parameter (crawler.judgment.JUDGE_DEFAULTS; repeatable), to compare a setting "
