@@ -60,7 +60,13 @@ the user's words, an item counts at least ``cold`` (0.25) in P and S: without th
 the user's own words can raise a page's probability, and on a narrow topic given by one keyword
 most on-topic items never print it — counting them 0 drove the crawl out of the very section it
 had to learn from. Where the words are common (a coarse topic) an item without them is
-evidence, and counts as judged.
+evidence, and counts as judged. For as long as that lasts, S is at least ``seed_item`` (0.5)
+in the part of a site a seed points into (its directory; a home page names a whole site, and
+gets none): the items counted there at ``cold`` say nothing against it,
+while a host not yet tried counts the mean of the hosts (0.5 with none judged) and the bonus
+for hosts barely tried — from a university department's page, the crawl fetched every other
+university's home, staff and department pages (fetches 5–72 of 150) before the department's
+own courses (docs/benchmarks.md, "The seed's part of the site while nothing is judged").
 
 **Warm start.** ``state()`` gives the section and pattern statistics learned on this visit
 (JSON-able); passed back as ``CrawlConfig.strategy_state`` they are where the next visit of
@@ -176,6 +182,7 @@ class Steering(_Base):
         "cold_share": 0.3,
         "explore": 0.05,
         "seed_hub": 0.5,
+        "seed_item": 0.5,
         "known": 0.1,
     }
 
@@ -267,6 +274,16 @@ class Steering(_Base):
         tried = host.fetched if host is not None else 0.0
         return rate + float(self.params["explore"]) / math.sqrt(1.0 + tried)
 
+    def _seeded_rate(self, keys: tuple[str, ...], seeded: str | None) -> float:
+        """S of a link (``seeded``: the directory of the seed's part of the site it lies in):
+        ``_rate``, and while nothing judged tells the site's parts apart (``_cold_now``), at
+        least ``seed_item`` under a seed that points into a site (a directory, not a host's
+        root: a home page names the site, not a part of it)."""
+        rate = self._rate(keys)
+        if seeded not in (None, "/") and self._cold_now():
+            rate = max(rate, float(self.params["seed_item"]))
+        return rate
+
     def _item_odds(self, url: str, pattern: str) -> float:
         """K: the share of items among pages fetched under the pattern, shrunk to the URL's
         shape."""
@@ -311,12 +328,13 @@ class Steering(_Base):
             return 0.0
         p = self.params
         keys = self._keys(url)
-        rate = self._rate(keys)
+        seeded = self._seed_area_of(url)
+        rate = self._seeded_rate(keys, seeded)
         item = max(
             a, float(p["w_link"]) * a + float(p["w_page"]) * parent + float(p["w_section"]) * rate
         )
         lead = max(a, 0.5 * (rate + parent))
-        if p["seed_hub"] and self._in_seed_area(url):
+        if p["seed_hub"] and seeded is not None:
             lead = max(lead, float(p["seed_hub"]))
         hub = float(p["hub"]) * lead * self._opens(keys)
         k = self._item_odds(url, keys[-1])
@@ -327,9 +345,21 @@ class Steering(_Base):
             value = max(value * float(p["known"]), hub * fair)
         return round(value, 6)
 
-    def _in_seed_area(self, url: str) -> bool:
+    def _seed_area_of(self, url: str) -> str | None:
+        """The directory of the seed's part of the site that ``url`` lies in (``/`` for a
+        seed at a host's root), or None."""
         host, path = _host_path(url)
-        return any(host == h and path.startswith(d) for h, d in self.seed_areas)
+        return next((d for h, d in self.seed_areas if host == h and path.startswith(d)), None)
+
+    def _cold_now(self) -> bool:
+        """Nothing judged yet tells the site's parts apart: the judgment's model is not warm
+        and fewer than ``cold_share`` of the items fetched print the user's words."""
+        judge = self.judge
+        return (
+            judge is not None
+            and not judge.warm
+            and self._cold[0] < float(self.params["cold_share"]) * max(1, self._cold[1])
+        )
 
     def _fair(self, host: str) -> float:
         """A nudge towards the seed hosts that had less than an equal share of the seed hosts'

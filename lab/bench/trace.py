@@ -29,6 +29,7 @@ from typing import Any
 
 import typer
 
+from lab.bench.match import CRAWL_PARAM_HELP, crawl_params
 from lab.judge import TOPIC_KEYWORDS
 
 PARTS = ("A", "P", "S", "K", "value")
@@ -52,7 +53,8 @@ def traced_steering(
         def priority(self, url: str, a: float, parent: float) -> float:
             value = super().priority(url, a, parent)
             keys = self._keys(url)
-            self.parts[url] = (a, parent, self._rate(keys), self._item_odds(url, keys[-1]), value)
+            rate = self._seeded_rate(keys, self._seed_area_of(url))
+            self.parts[url] = (a, parent, rate, self._item_odds(url, keys[-1]), value)
             return value
 
         def _probability(self, page: Any, relevance: Any) -> float:
@@ -150,7 +152,12 @@ def markdown(report: dict[str, Any]) -> str:
 
 
 async def _trace(
-    web: Path, topic: str, pages: int, seed_key: str, truth_probabilities: bool
+    web: Path,
+    topic: str,
+    pages: int,
+    seed_key: str,
+    truth_probabilities: bool,
+    params: dict[str, float] | None = None,
 ) -> dict[str, Any]:
     from crawler import TopicProfile
     from lab.process import lab_server
@@ -162,9 +169,10 @@ async def _trace(
     truth = Truth.load(web)
     seed = manifest["seeds"][seed_key]
     keywords = TOPIC_KEYWORDS[lang][topic]
+    merged = {**THESIS_PARAMS, **(params or {})}
     strategy = traced_steering(
         TopicProfile.from_keywords(keywords),
-        dict(THESIS_PARAMS),
+        merged,
         truth if truth_probabilities else None,
         topic,
     )
@@ -179,6 +187,7 @@ async def _trace(
             max_pages=pages,
             items=True,
             instance=strategy,
+            params=params,
         )
     rows = strategy.rows
     for n, row in enumerate(rows, 1):
@@ -195,6 +204,7 @@ async def _trace(
         "seed": seed,
         "fetches": pages,
         "truth_probabilities": truth_probabilities,
+        "params": dict(params or {}),
         "rows": rows,
         "summary": summarise(rows, strategy.parts, truth, topic),
     }
@@ -216,14 +226,21 @@ def register(bench_cli: typer.Typer) -> None:
             help="Count each fetched item as the truth says instead of the judgment's "
             "probability (the same rules with a perfect judgment).",
         ),
+        param: list[str] = typer.Option(
+            [],
+            "--param",
+            metavar="NAME=VALUE",
+            help=CRAWL_PARAM_HELP,
+        ),
     ) -> None:
         """Each link's priority, part by part, against the truth: one crawl of the default
         strategy."""
         if topic not in ("sports", "football"):
             raise typer.BadParameter("choose sports or football", param_hint="--topic")
+        params = crawl_params(param)
         logging.basicConfig(level=logging.WARNING)
         out.mkdir(parents=True, exist_ok=True)
-        report = asyncio.run(_trace(web, topic, pages, seed, truth_probabilities))
+        report = asyncio.run(_trace(web, topic, pages, seed, truth_probabilities, params))
         with (out / "trace.jsonl").open("w", encoding="utf-8") as f:
             for row in report.pop("rows"):
                 f.write(json.dumps(row, ensure_ascii=False) + "\n")

@@ -336,7 +336,13 @@ async def test_the_seeds_own_lists_come_before_the_other_stories_its_page_shows(
     steered = order(await run(site(*pages), TOPIC, "adaptive", seeds=("/sport/",)))
     assert steered.index("/sport/list_2.html") < min(steered.index(p) for p, _ in hot), steered
     plain = order(
-        await run(site(*pages), TOPIC, "adaptive", seeds=("/sport/",), params={"seed_hub": 0})
+        await run(
+            site(*pages),
+            TOPIC,
+            "adaptive",
+            seeds=("/sport/",),
+            params={"seed_hub": 0, "seed_item": 0},
+        )
     )
     assert plain.index("/sport/list_2.html") > min(plain.index(p) for p, _ in hot), plain
 
@@ -401,3 +407,67 @@ def test_items_fetched_before_a_refit_count_at_what_the_model_says_now() -> None
     # before the model is warm an item's first judgment stands
     cold = after_refit(warm=False)
     assert cold._sibling(a) == cold._sibling(b) == pytest.approx(0.5)
+
+
+async def test_before_anything_is_judged_the_seeds_part_of_the_site_comes_first() -> None:
+    # The seed is a department's page: eight of its own courses (directory URLs, which look
+    # like lists) and the home pages of six other universities. Nothing prints the keyword,
+    # so every course fetched counts as unknown (``cold``); an unexplored university would
+    # then look better than the department whose courses were just fetched, and the crawl
+    # would leave the part of the site the user pointed at before it had read it.
+    own = [(f"/dept/sport/courses/c{i}/", f"课程 {i}") for i in range(8)]
+    others = [f"http://u{i}.test/" for i in range(6)]
+    theirs = {h: [f"{h}dept/{d}/" for d in ("art", "law", "math")] for h in others}
+    pages = [
+        hub("/dept/sport/", "体育系", [*own]),
+        *(page(p, "课程介绍 训练 体能") for p, _ in own),
+    ]
+    pages[0].links.extend(Link(h, anchor="大学") for h in others)
+    for h in others:
+        pages.append(
+            Page(h, h, 200, title="大学", kind="hub", links=[Link(u, "院系") for u in theirs[h]])
+        )
+        pages += [Page(u, u, 200, title="院系", kind="hub") for u in theirs[h]]
+
+    def last_own(steered: list[str]) -> int:
+        return max(steered.index(p) for p, _ in own)
+
+    def hubs_before(steered: list[str], n: int) -> int:
+        return sum(1 for u in steered[:n] if u.startswith("http"))
+
+    seeds = ("/dept/sport/",)
+    steered = order(await run(site(*pages), TOPIC, "adaptive", seeds=seeds, scope="any"))
+    plain = order(
+        await run(
+            site(*pages), TOPIC, "adaptive", seeds=seeds, scope="any", params={"seed_item": 0}
+        )
+    )
+    # every course of the department before any other university
+    assert hubs_before(steered, last_own(steered)) == 0, steered
+    # without it, the other universities came first once a few courses were fetched
+    assert hubs_before(plain, last_own(plain)) > 0, plain
+
+
+def test_a_home_page_seed_names_the_whole_site_and_prefers_no_part_of_it() -> None:
+    from crawler.judgment import Judge
+    from crawler.relevance import Relevance
+    from crawler.steering import Steering
+
+    def rates(seed: str, link: str) -> tuple[float, float]:
+        """S of ``link`` with and without the seed's part counted, after ten courses of the
+        department were fetched and nothing judged them yet (each counts ``cold``)."""
+        steer = Steering(TopicProfile.from_keywords([TOPIC]))
+        steer.judge = Judge(TopicProfile.from_keywords([TOPIC]))
+        steer.seed(url(seed))
+        for i in range(10):
+            item = replace(page(f"/dept/sport/courses/c{i}/", "课程介绍"), kind="item")
+            steer.score_links(item, Relevance(0.0, 0.5, False, probability=0.0), 1)
+        keys = steer._keys(url(link))
+        return steer._seeded_rate(keys, steer._seed_area_of(url(link))), steer._rate(keys)
+
+    seeded, plain = rates("/dept/sport/", "/dept/sport/courses/c99/")
+    assert plain < 0.4 and seeded >= 0.5  # the part the user pointed at
+    other, plain = rates("/dept/sport/", "/dept/law/courses/c1/")
+    assert other == plain  # not another part of the site
+    home, plain = rates("/", "/dept/sport/courses/c99/")
+    assert home == plain < 0.4  # a home page names the whole site: no part of it
