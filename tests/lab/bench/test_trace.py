@@ -65,6 +65,39 @@ def test_an_unknown_topic_is_refused(small_web: Path, tmp_path: Path) -> None:
     assert "sports or football" in result.output
 
 
+def test_a_parameter_of_the_strategy_or_the_judgment_is_taken_and_recorded(
+    small_web: Path, tmp_path: Path
+) -> None:
+    # with a hub worth nothing, a link is worth K · E_item alone, whose parts the trace keeps:
+    # E_item = max(A, 0.3 A + 0.35 P + 0.35 S) (crawler.steering, one seed host: no nudge)
+    rows, report, _ = _trace(small_web, tmp_path, "--param", "hub=0", "--param", "seed_item=0")
+    assert report["params"] == {"hub": 0.0, "seed_item": 0.0}
+
+    def item_only(r: dict) -> float:
+        return r["K"] * max(r["A"], 0.3 * r["A"] + 0.35 * r["P"] + 0.35 * r["S"])
+
+    ranked = [r for r in rows[1:] if "value" in r and r["A"] >= 0]
+    assert ranked and all(abs(r["value"] - item_only(r)) < 2e-3 for r in ranked), ranked[:3]
+    # the defaults add a hub's worth to the links that may be hubs
+    plain, _, _ = _trace(small_web, tmp_path / "plain")
+    assert any(r["value"] > item_only(r) + 0.01 for r in plain[1:] if "value" in r)
+
+
+@pytest.mark.parametrize("bad", ["nope=1", "hub=high"])
+def test_an_unknown_or_non_numeric_parameter_is_refused_before_crawling(
+    small_web: Path, tmp_path: Path, bad: str
+) -> None:
+    from app.cli import cli
+
+    for command in ("trace", "focus"):
+        out = tmp_path / command
+        args = ["bench", command, "--web", str(small_web), "--out", str(out), "--param", bad]
+        result = CliRunner().invoke(cli, args)
+        assert result.exit_code == 2, result.output
+        assert bad in result.output and "--param" in result.output
+        assert not out.exists() or not any(out.iterdir())
+
+
 @pytest.mark.parametrize(
     ("on", "off", "expected"),
     [([2.0, 3.0], [1.0], 1.0), ([1.0], [2.0, 3.0], 0.0), ([1.0, 2.0], [1.0, 0.0], 0.875)],
