@@ -64,8 +64,8 @@ evidence, and counts as judged. For as long as that lasts, S is at least ``seed_
 in the part of a site a seed points into (its directory; a home page names a whole site, and
 gets none): the items counted there at ``cold`` say nothing against it,
 while a host not yet tried counts the mean of the hosts (0.5 with none judged) and the bonus
-for hosts barely tried — from a university department's page, the crawl fetched every other
-university's home, staff and department pages (fetches 5–72 of 150) before the department's
+for hosts barely tried — from a university department's page, the crawl spent fetches 24–72
+of 150 on every other university's home, staff and department pages before the department's
 own courses (docs/benchmarks.md, "The seed's part of the site while nothing is judged").
 
 **Warm start.** ``state()`` gives the section and pattern statistics learned on this visit
