@@ -6,7 +6,9 @@ With CI=true a missing PostgreSQL or Redis is a test failure, never a skip.
 from __future__ import annotations
 
 import os
+import sqlite3
 from collections.abc import Iterator
+from contextlib import closing
 from pathlib import Path
 
 import pytest
@@ -47,15 +49,35 @@ def postgres_url() -> Iterator[str]:
     admin.dispose()
 
 
+@pytest.fixture(scope="session")
+def sqlite_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """An empty SQLite database migrated to head, once per test worker."""
+    from app.core.migrate import upgrade
+
+    path = tmp_path_factory.mktemp("sqlite-template") / "migrated.db"
+    upgrade(f"sqlite:///{path}")
+    return path
+
+
+def _migrated_sqlite(template: Path, path: Path) -> str:
+    """The URL of a fresh copy of the migrated ``template`` at ``path`` (created 0600 as the app
+    creates its file): the database migrating an empty file gives, in milliseconds instead of
+    half a second — most tests of the app start from one, and `test_migrations` runs the
+    migrations themselves."""
+    from app.core.db import private_sqlite_file
+
+    url = f"sqlite:///{path}"
+    private_sqlite_file(url)
+    with closing(sqlite3.connect(template)) as source, closing(sqlite3.connect(path)) as target:
+        source.backup(target)
+    return url
+
+
 @pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
 def db_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
     """The URL of an empty, migrated database; each test runs on SQLite and on PostgreSQL."""
     if request.param == "sqlite":
-        from app.core.migrate import upgrade
-
-        url = f"sqlite:///{tmp_path / 'test.db'}"
-        upgrade(url)
-        yield url
+        yield _migrated_sqlite(request.getfixturevalue("sqlite_template"), tmp_path / "test.db")
     else:
         url = request.getfixturevalue("postgres_url")
         engine = create_engine(url)
@@ -65,13 +87,24 @@ def db_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
 
 
 @pytest.fixture
-def sqlite_url(tmp_path: Path) -> str:
+def sqlite_url(tmp_path: Path, sqlite_template: Path) -> str:
     """An empty, migrated SQLite database (for tests that need only one backend)."""
-    from app.core.migrate import upgrade
+    return _migrated_sqlite(sqlite_template, tmp_path / "test.db")
 
-    url = f"sqlite:///{tmp_path / 'test.db'}"
-    upgrade(url)
-    return url
+
+@pytest.fixture(autouse=True)
+def cheap_password_hashing(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+    """argon2 at its cheapest parameters in the test process: at the product's (64 MiB, three
+    passes) each hash and each check costs 0.2 s of CPU, and a test of the web pages signs up
+    and logs in several accounts. Tests marked ``real_argon2``, and every server a test starts
+    in a process of its own, hash as the product does."""
+    if request.node.get_closest_marker("real_argon2"):
+        return
+    from argon2 import PasswordHasher, profiles
+
+    from app.core import security
+
+    monkeypatch.setattr(security, "_hasher", PasswordHasher.from_parameters(profiles.CHEAPEST))
 
 
 @pytest.fixture

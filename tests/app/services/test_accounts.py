@@ -28,6 +28,32 @@ def test_register_normalises_email_and_refuses_duplicates(session: Session) -> N
         auth.register_user(session, email="bob@example.com", password="short")
 
 
+@pytest.mark.real_argon2
+def test_passwords_are_hashed_with_argon2id_at_the_recommended_cost(session: Session) -> None:
+    from argon2 import extract_parameters, profiles
+
+    user = auth.register_user(session, email="alice@example.com", password="long enough")
+    params = extract_parameters(user.password_hash)
+    assert user.password_hash.startswith("$argon2id$")
+    recommended = profiles.RFC_9106_LOW_MEMORY  # argon2-cffi's default
+    assert params.memory_cost >= recommended.memory_cost
+    assert params.time_cost >= recommended.time_cost
+    # a hash made at a lower cost (the tests' own) is made again at this one at the next login
+    cheap = auth.register_user(session, email="bob@example.com", password="long enough")
+    cheap.password_hash = _cheap_hash("long enough")
+    session.add(cheap)
+    session.commit()
+    auth.authenticate(session, email="bob@example.com", password="long enough", ip="10.0.0.2")
+    session.refresh(cheap)
+    assert extract_parameters(cheap.password_hash).memory_cost == params.memory_cost
+
+
+def _cheap_hash(password: str) -> str:
+    from argon2 import PasswordHasher, profiles
+
+    return PasswordHasher.from_parameters(profiles.CHEAPEST).hash(password)
+
+
 def test_login_succeeds_and_fails_without_saying_which_part_was_wrong(session: Session) -> None:
     make_account(session)
     assert (
