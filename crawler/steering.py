@@ -62,11 +62,11 @@ most on-topic items never print it — counting them 0 drove the crawl out of th
 had to learn from. Where the words are common (a coarse topic) an item without them is
 evidence, and counts as judged. For as long as that lasts, S is at least ``seed_item`` (0.5)
 in the part of a site a seed points into (its directory; a home page names a whole site, and
-gets none): the items counted there at ``cold`` say nothing against it,
-while a host not yet tried counts the mean of the hosts (0.5 with none judged) and the bonus
-for hosts barely tried — from a university department's page, the crawl spent fetches 24–72
-of 150 on every other university's home, staff and department pages before the department's
-own courses (docs/benchmarks.md, "The seed's part of the site while nothing is judged").
+gets none): the items counted there at ``cold`` say nothing against it, while a host not yet
+tried counts the mean of the hosts (0.5 with none judged) and the bonus for hosts barely
+tried — from a university department's page, the crawl spent fetches 24–72 of 150 on every
+other university's home, staff and department pages before the department's own courses
+(docs/benchmarks.md, "The seed's part of the site while nothing is judged").
 
 **Warm start.** ``state()`` gives the section and pattern statistics learned on this visit
 (JSON-able); passed back as ``CrawlConfig.strategy_state`` they are where the next visit of
