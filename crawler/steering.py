@@ -390,7 +390,7 @@ class Steering(_Base):
                 # pages never do) an item without them is unknown, not off-topic
                 self._cold[0] += p >= 0.5
                 self._cold[1] += 1
-                if self._cold[0] < float(self.params["cold_share"]) * self._cold[1]:
+                if self._cold_now():
                     return max(p, float(self.params["cold"]))
             return p
         return self.page_sim(relevance)
