@@ -1039,6 +1039,39 @@ def test_a_word_common_in_any_text_does_not_carry_the_topic() -> None:
     )
 
 
+def question_visit(rng: random.Random) -> list[Page]:
+    """Every page that says 足球 asks a question (哪个…, 怎样…, 如何看待…), and so do a third of
+    the other topics' pages: a site of question-style headlines."""
+    asks = ["哪个", "怎样", "如何看待", "是否", "为何"]
+    pages = []
+    for i in range(300):
+        if i % 3 == 0:
+            say = "足球" if (i // 3) % 6 == 0 else ""
+            page = article(i, FOOTBALL, rng, say=say)
+            if say:
+                page.title = rng.choice(asks) + page.title
+        else:
+            page = article(i, OTHER[i % len(OTHER)], rng)
+            if i % 3 == 1:
+                page.title = rng.choice(asks) + page.title
+        pages.append(page)
+    return pages
+
+
+def test_the_words_a_question_is_asked_with_are_no_topic_words() -> None:
+    judge = Judge(profile(), params=FEW_ROUNDS)
+    pushed = pushed_in(judge, question_visit(random.Random(7)))
+    learned = dict(judge.learned_terms(30))
+    assert not {"哪个", "怎样", "看待", "是否", "为何"} & learned.keys()
+    assert judge.learned_terms(1)[0][0] in FOOTBALL
+    # the football is pushed, and no question on another topic asked as the football asks
+    football = [url for url in pushed if int(url[-11:-5]) % 3 == 0]
+    assert len(football) == len(pushed) >= 50
+    url = "http://news.example.cn/2024/0603/a000999.html"
+    stocks = Page(url, url, 200, title="哪个基金，如何看待利率", text=FILLER, kind="item")
+    assert judge.judge(stocks, observe=False).probability < judge.threshold
+
+
 def test_on_a_narrow_topic_links_are_judged_by_the_first_fit_before_it_may_push() -> None:
     """Pushing waits until the model is warm; steering cannot wait: on a narrow topic (few
     pages print the keyword) a link's words count as soon as a model is fitted. Where the
