@@ -1000,21 +1000,27 @@ def test_a_revisit_knows_the_sites_names_from_the_pages_it_keeps() -> None:
     assert "甲网" not in again._by_url[url].features and "国安" in again._by_url[url].features
 
 
-def china_visit(rng: random.Random) -> list[Page]:
-    """Every page that says 足球 also says 中国, and so do a third of the other topics' pages."""
+def prefixed_visit(rng: random.Random, prefix: Callable[[], str]) -> list[Page]:
+    """Every page that says 足球 begins its title with ``prefix()``, and so do a third of the
+    other topics' pages."""
     pages = []
     for i in range(300):
         if i % 3 == 0:
             say = "足球" if (i // 3) % 6 == 0 else ""
             page = article(i, FOOTBALL, rng, say=say)
             if say:
-                page.title = "中国" + page.title
+                page.title = prefix() + page.title
         else:
             page = article(i, OTHER[i % len(OTHER)], rng)
             if i % 3 == 1:
-                page.title = "中国" + page.title
+                page.title = prefix() + page.title
         pages.append(page)
     return pages
+
+
+def china_visit(rng: random.Random) -> list[Page]:
+    """Every page that says 足球 also says 中国, and so do a third of the other topics' pages."""
+    return prefixed_visit(rng, lambda: "中国")
 
 
 def test_a_word_common_in_any_text_does_not_carry_the_topic() -> None:
@@ -1043,19 +1049,7 @@ def question_visit(rng: random.Random) -> list[Page]:
     """Every page that says 足球 asks a question (哪个…, 怎样…, 如何看待…), and so do a third of
     the other topics' pages: a site of question-style headlines."""
     asks = ["哪个", "怎样", "如何看待", "是否", "为何"]
-    pages = []
-    for i in range(300):
-        if i % 3 == 0:
-            say = "足球" if (i // 3) % 6 == 0 else ""
-            page = article(i, FOOTBALL, rng, say=say)
-            if say:
-                page.title = rng.choice(asks) + page.title
-        else:
-            page = article(i, OTHER[i % len(OTHER)], rng)
-            if i % 3 == 1:
-                page.title = rng.choice(asks) + page.title
-        pages.append(page)
-    return pages
+    return prefixed_visit(rng, lambda: rng.choice(asks))
 
 
 def test_the_words_a_question_is_asked_with_are_no_topic_words() -> None:
