@@ -61,8 +61,9 @@ the user's own words can raise a page's probability, and on a narrow topic given
 most on-topic items never print it — counting them 0 drove the crawl out of the very section it
 had to learn from. Where the words are common (a coarse topic) an item without them is
 evidence, and counts as judged. For as long as that lasts, S is at least ``seed_item`` (0.5)
-in the part of a site a seed points into (its directory; a home page names a whole site, and
-gets none): the items counted there at ``cold`` say nothing against it, while a host not yet
+in the part of a site a seed points into (its directory, or a section's own host:
+``sports.example.com/``; a home page names a whole site, and gets none): the items counted
+there at ``cold`` say nothing against it, while a host not yet
 tried counts the mean of the hosts (0.5 with none judged) and the bonus for hosts barely
 tried — from a university department's page, the crawl spent fetches 24–72 of 150 on every
 other university's home, staff and department pages before the department's own courses
@@ -97,6 +98,7 @@ from crawler.linkrank import url_key
 from crawler.pagekind import ITEM, url_item_prior
 from crawler.profile import TopicProfile
 from crawler.relevance import Relevance
+from crawler.siteareas import site_of
 from crawler.strategybase import ScoredLink, _Base, _unique_links, section_keys
 from crawler.types import Link, Page
 
@@ -162,6 +164,23 @@ def _host_path(url: str) -> tuple[str, str]:
     return (parts.hostname or "").removeprefix("www."), parts.path
 
 
+_HOME_LABELS = ("m", "wap", "mobile")
+"""A site's own host for phones: its root is the site's home page too."""
+
+
+def _seed_area(url: str) -> tuple[str, str, bool]:
+    """(host, directory, whether it is a part of a site) of a seed URL. A directory
+    (``/sport/``) is a part of its site, and so is the root of a host that is not the site's
+    own (``sports.example.com/`` on ``example.com``: a portal's section on a host of its own);
+    the root of the site's own host (``example.com/``, ``www.example.com/``, ``m.example.com/``)
+    is its home page, which names the whole site."""
+    host, path = _host_path(url)
+    directory = path[: path.rfind("/") + 1] or "/"
+    site = site_of(url)
+    home = host in (site, *(f"{label}.{site}" for label in _HOME_LABELS))
+    return host, directory, directory != "/" or not home
+
+
 class Steering(_Base):
     """Expected on-topic item harvest per fetch, under the concern's judgment (module doc)."""
 
@@ -205,8 +224,9 @@ class Steering(_Base):
         self._host_rates: dict[str, float] = {}
         """Host → its items' Laplace-smoothed mean probability (hosts with items only)."""
         self._host_sum = 0.0
-        self.seed_areas: list[tuple[str, str]] = []
-        """(host, directory) of each seed: the part of the site the user pointed at."""
+        self.seed_areas: list[tuple[str, str, bool]] = []
+        """(host, directory, whether it is a part of a site) of each seed: the part of the site
+        the user pointed at (``_seed_area``)."""
         self.hosts: set[str] = set()
         """The seeds' hosts, which share the budget fairly."""
         self.known: set[int] = set()
@@ -274,13 +294,13 @@ class Steering(_Base):
         tried = host.fetched if host is not None else 0.0
         return rate + float(self.params["explore"]) / math.sqrt(1.0 + tried)
 
-    def _seeded_rate(self, keys: tuple[str, ...], seeded: str | None) -> float:
-        """S of a link (``seeded``: the directory of the seed's part of the site it lies in):
+    def _seeded_rate(self, keys: tuple[str, ...], seeded: tuple[str, bool] | None) -> float:
+        """S of a link (``seeded``: the seed's part of the site it lies in, ``_seed_area_of``):
         ``_rate``, and while nothing judged tells the site's parts apart (``_cold_now``), at
-        least ``seed_item`` under a seed that points into a site (a directory, not a host's
-        root: a home page names the site, not a part of it)."""
+        least ``seed_item`` under a seed that points into a site (a directory, or the root of
+        a section's own host; not a home page: it names the site, not a part of it)."""
         rate = self._rate(keys)
-        if seeded not in (None, "/") and self._cold_now():
+        if seeded is not None and seeded[1] and self._cold_now():
             rate = max(rate, float(self.params["seed_item"]))
         return rate
 
@@ -345,11 +365,14 @@ class Steering(_Base):
             value = max(value * float(p["known"]), hub * fair)
         return round(value, 6)
 
-    def _seed_area_of(self, url: str) -> str | None:
-        """The directory of the seed's part of the site that ``url`` lies in (``/`` for a
-        seed at a host's root), or None."""
+    def _seed_area_of(self, url: str) -> tuple[str, bool] | None:
+        """(directory, whether it is a part of a site) of the seed's part of the site that
+        ``url`` lies in (directory ``/`` for a seed at a host's root), or None."""
         host, path = _host_path(url)
-        return next((d for h, d in self.seed_areas if host == h and path.startswith(d)), None)
+        return next(
+            ((d, part) for h, d, part in self.seed_areas if host == h and path.startswith(d)),
+            None,
+        )
 
     def _cold_now(self) -> bool:
         """Nothing judged yet tells the site's parts apart: the judgment's model is not warm
@@ -377,8 +400,7 @@ class Steering(_Base):
     # -- the protocol ---------------------------------------------------------------------
     def seed(self, url: str) -> ScoredLink:
         self.hosts.add(self._keys(url)[0])
-        host, path = _host_path(url)
-        self.seed_areas.append((host, path[: path.rfind("/") + 1] or "/"))
+        self.seed_areas.append(_seed_area(url))
         return ScoredLink(url, 2.0, None)
 
     def _probability(self, page: Page, relevance: Relevance) -> float:

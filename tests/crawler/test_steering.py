@@ -448,22 +448,26 @@ async def test_before_anything_is_judged_the_seeds_part_of_the_site_comes_first(
     assert hubs_before(plain, last_own(plain)) > 0, plain
 
 
-def test_a_home_page_seed_names_the_whole_site_and_prefers_no_part_of_it() -> None:
+def seeded_rates(seed: str, link: str, fetched: str) -> tuple[float, float]:
+    """S of ``link`` with and without the seed's part counted, after ten items at ``fetched``
+    (a format of ``i``) were fetched and nothing judged them yet (each counts ``cold``)."""
     from crawler.judgment import Judge
     from crawler.relevance import Relevance
     from crawler.steering import Steering
 
+    steer = Steering(TopicProfile.from_keywords([TOPIC]))
+    steer.judge = Judge(TopicProfile.from_keywords([TOPIC]))
+    steer.seed(seed)
+    for i in range(10):
+        item = Page(fetched.format(i=i), fetched.format(i=i), 200, title="课程介绍", kind="item")
+        steer.score_links(item, Relevance(0.0, 0.5, False, probability=0.0), 1)
+    keys = steer._keys(link)
+    return steer._seeded_rate(keys, steer._seed_area_of(link)), steer._rate(keys)
+
+
+def test_a_home_page_seed_names_the_whole_site_and_prefers_no_part_of_it() -> None:
     def rates(seed: str, link: str) -> tuple[float, float]:
-        """S of ``link`` with and without the seed's part counted, after ten courses of the
-        department were fetched and nothing judged them yet (each counts ``cold``)."""
-        steer = Steering(TopicProfile.from_keywords([TOPIC]))
-        steer.judge = Judge(TopicProfile.from_keywords([TOPIC]))
-        steer.seed(url(seed))
-        for i in range(10):
-            item = replace(page(f"/dept/sport/courses/c{i}/", "课程介绍"), kind="item")
-            steer.score_links(item, Relevance(0.0, 0.5, False, probability=0.0), 1)
-        keys = steer._keys(url(link))
-        return steer._seeded_rate(keys, steer._seed_area_of(url(link))), steer._rate(keys)
+        return seeded_rates(url(seed), url(link), url("/dept/sport/courses/c{i}/"))
 
     seeded, plain = rates("/dept/sport/", "/dept/sport/courses/c99/")
     assert plain < 0.4 and seeded >= 0.5  # the part the user pointed at
@@ -471,3 +475,21 @@ def test_a_home_page_seed_names_the_whole_site_and_prefers_no_part_of_it() -> No
     assert other == plain  # not another part of the site
     home, plain = rates("/", "/dept/sport/courses/c99/")
     assert home == plain < 0.4  # a home page names the whole site: no part of it
+
+
+def test_a_sections_own_host_is_a_part_of_its_site_as_a_directory_is() -> None:
+    """``sports.example.cn/`` is the sports section of ``example.cn`` (a portal's sections on
+    hosts of their own); ``www.example.cn/`` and ``m.example.cn/`` are its home page."""
+
+    def rates(seed: str, link: str) -> tuple[float, float]:
+        fetched = "http://sports.example.cn/2024/0601/a{i}.html"
+        return seeded_rates(seed, link, fetched)
+
+    story = "http://sports.example.cn/2024/0601/a99.html"
+    seeded, plain = rates("http://sports.example.cn/", story)
+    assert plain < 0.4 and seeded >= 0.5  # the section's host: the part the user pointed at
+    other, plain = rates("http://sports.example.cn/", "http://news.example.cn/2024/0601/b1.html")
+    assert other == plain  # another section's host is not
+    for home in ("http://www.example.cn/", "http://example.cn/", "http://m.example.cn/"):
+        rate, plain = rates(home, story)
+        assert rate == plain < 0.4, home  # a home page names the whole site
