@@ -76,7 +76,8 @@ STOPWORDS: frozenset[str] = frozenset(_STOPWORDS_TEXT.split())
 words a question is asked with are function words in both languages (哪个, 怎样, 是否, 如何看待's
 看待 as which, how, whether): on a site of question-style headlines they are common to every
 topic, and learned from a fine topic's few literal pages they made 哪个 the second strongest
-word of 足球 (docs/benchmarks.md, "The words a question is asked with")."""
+word of 足球 (docs/benchmarks.md, "A fifth set of crawls, how far a replay moves by itself,
+and the words a question is asked with")."""
 
 _WORD = re.compile(r"\w", re.UNICODE)
 _HAN = re.compile(r"[\u4e00-\u9fff]")

@@ -6,7 +6,8 @@ page judged for a one-keyword topic, as a visit would (in a shuffled order, then
 the visit). Where the titles name no section the judgment reads it from the URL.
 
 Each web is judged in three visit orders and compared by the mean: on a web this small the
-order alone moves the one-keyword F1 of one code and one web by ±0.15 (six orders: 0.57–0.97;
+order alone moves the one-keyword F1 of one web by ±0.15 (six orders, two versions of the
+judgment: 0.57–0.96 and 0.62–0.97;
 self-training's first rounds take a different set of pages; docs/benchmarks.md, "A fifth set of
 crawls, how far a replay moves by itself, …"), and one order made the comparison a coin flip."""
 
