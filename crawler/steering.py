@@ -294,13 +294,14 @@ class Steering(_Base):
         tried = host.fetched if host is not None else 0.0
         return rate + float(self.params["explore"]) / math.sqrt(1.0 + tried)
 
-    def _seeded_rate(self, keys: tuple[str, ...], seeded: tuple[str, bool] | None) -> float:
-        """S of a link (``seeded``: the seed's part of the site it lies in, ``_seed_area_of``):
+    def _seeded_rate(self, keys: tuple[str, ...], seeded: bool | None) -> float:
+        """S of a link (``seeded``: whether the seed's area it lies in is a part of a site, None
+        outside every seed's area; ``_seed_area_of``):
         ``_rate``, and while nothing judged tells the site's parts apart (``_cold_now``), at
         least ``seed_item`` under a seed that points into a site (a directory, or the root of
         a section's own host; not a home page: it names the site, not a part of it)."""
         rate = self._rate(keys)
-        if seeded is not None and seeded[1] and self._cold_now():
+        if seeded and self._cold_now():
             rate = max(rate, float(self.params["seed_item"]))
         return rate
 
@@ -365,13 +366,12 @@ class Steering(_Base):
             value = max(value * float(p["known"]), hub * fair)
         return round(value, 6)
 
-    def _seed_area_of(self, url: str) -> tuple[str, bool] | None:
-        """(directory, whether it is a part of a site) of the seed's part of the site that
-        ``url`` lies in (directory ``/`` for a seed at a host's root), or None."""
+    def _seed_area_of(self, url: str) -> bool | None:
+        """Whether the seed's area that ``url`` lies in (its host, under its directory) is a
+        part of a site rather than a home page (``_seed_area``); None outside every seed's."""
         host, path = _host_path(url)
         return next(
-            ((d, part) for h, d, part in self.seed_areas if host == h and path.startswith(d)),
-            None,
+            (part for h, d, part in self.seed_areas if host == h and path.startswith(d)), None
         )
 
     def _cold_now(self) -> bool:
