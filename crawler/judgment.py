@@ -93,6 +93,7 @@ from typing import Any
 import numpy as np
 
 from crawler import text as textmod
+from crawler.categories import broader
 from crawler.pagekind import ITEM
 from crawler.profile import TopicProfile, _Index
 from crawler.siteareas import Affinity, SiteAreas, site_of
@@ -132,6 +133,7 @@ JUDGE_DEFAULTS: dict[str, float] = {
     "p_body_once": 0.25,
     "p_anchor": 0.6,
     "p_url": 0.8,
+    "p_broader": 0.45,
     "body_strong_hits": 3,
     "area": 1.0,
     "area_floor": 0.05,
@@ -202,6 +204,14 @@ def _stem_all(tokens: Iterable[str]) -> list[str]:
 def _stem_phrase(term: str) -> str:
     norm = textmod.normalize(term)
     return " ".join(stem(w) for w in norm.split()) if norm.isascii() else norm
+
+
+def _broader_index(terms: Sequence[str]) -> _Index | None:
+    """The words naming the subjects ``terms`` are filed under (``crawler.categories``), the
+    terms themselves left out, as they are matched; None: none."""
+    own = {_stem_phrase(t) for t in terms}
+    subjects = {_stem_phrase(t) for t in broader(terms)} - own
+    return _Index(dict.fromkeys(sorted(subjects), 1.0)) if subjects else None
 
 
 _TITLE_PARTS = re.compile(r"\s+[|\-–—·:]\s+|\s*[_｜|–—]\s*")
@@ -572,7 +582,12 @@ class Judge:
         self.blocked = {textmod.normalize(t) for t in blocked}
         self._user = [_stem_phrase(t) for t in profile.user_terms]
         self._stems = {_stem_phrase(t): t for t in reversed(profile.user_terms)}
-        self._user_index = _Index(dict.fromkeys(self._stems, 1.0))
+        # the user's terms as matched, and the words naming the subjects they are filed under
+        # (sport, 体育 for football): a link or URL that says one leads while the model is cold
+        self._user_index, self._broader = (
+            _Index(dict.fromkeys(self._stems, 1.0)),
+            _broader_index(profile.user_terms),
+        )
         self._exclude = [textmod.normalize(t) for t in profile.exclude]
         self._term_weights: dict[str, float] = {}
         self.prior: _Model | None = None
@@ -626,7 +641,7 @@ class Judge:
         """The pages self-training took as positives in the last fit."""
         self._weak = False
         """The last refit took the weak literal pages as positives (``_literal_positive``)."""
-        self._link_cache: dict[tuple[str, int], float] = {}
+        self._link_cache: dict[tuple[str, int, bool], float] = {}
         self._learned: dict[str, float] = {}
         self._learned_at = -1
         # the calibration, and what the model's words were weighed by in its fit
@@ -1357,25 +1372,46 @@ class Judge:
         )
         return [(t, round(w / (self.text_weight or 1.0), 3)) for t, w in top[:n]]
 
-    def url_probability(self, url: str) -> float:
+    @property
+    def names_subjects(self) -> bool:
+        """Links are judged with the words naming the subject the user's words are filed
+        under (``p_broader``): there are such words, and the model is not warm."""
+        return self._broader is not None and bool(self.params["p_broader"]) and not self.warm
+
+    def url_probability(self, url: str, *, subject: bool = True) -> float:
         """How likely the page behind a URL is on-topic by the section the URL names: a user's
-        word among its ``url_words`` counts as on a fetched page (``p_url``), else 0."""
+        word among its ``url_words`` counts as on a fetched page (``p_url``); until the model
+        is warm, a word that names the subject the user's words are filed under
+        (``/sport/`` for football) ``p_broader``; else 0."""
         if not self.params["p_url"]:
             return 0.0
-        hit = self._user_index.match(_stem_all(url_words(url)))
-        return self.params["p_url"] if hit else 0.0
+        words = _stem_all(url_words(url))
+        if self._user_index.match(words):
+            return self.params["p_url"]
+        return self._broader_probability(words) if subject else 0.0
 
-    def link_probability(self, text: str) -> float:
+    def _broader_probability(self, tokens: Sequence[str]) -> float:
+        """``p_broader`` for words that name a subject the user's terms belong to (the sports
+        section for "football"), while the model is not warm; else 0: once it is, the model's
+        own words and what the crawl learned about the site's parts say more."""
+        subjects = self._broader
+        if subjects is None or not self.names_subjects or not subjects.match(tokens):
+            return 0.0
+        return self.params["p_broader"]
+
+    def link_probability(self, text: str, *, subject: bool = True) -> float:
         """How likely the page behind a link is on-topic, judged from the link's own text
         (anchor, surrounding words) the way a page's headline is: a user's word in it counts as
         in a title (``p_title``); once the model is warm — on a narrow topic as soon as one is
         fitted (``link_early``: the crawl cannot wait for the evidence pushing waits for) — its
         strongest learned words count up to half that, by their weight relative to the
         strongest (a few words of link text are too short for the page model's calibrated
-        probability). In [0, 1]."""
+        probability); until it is warm, a word that names the subject the user's words are
+        filed under (``crawler.categories``: "Sport" for football) counts ``p_broader``. In
+        [0, 1]."""
         if not text:
             return 0.0
-        key = (text, self._fitted_at)
+        key = (text, self._fitted_at, subject)
         hit = self._link_cache.get(key)
         if hit is not None:
             return hit
@@ -1383,13 +1419,16 @@ class Judge:
         value = self.params["p_title"] if self._user_index.match(tokens) else 0.0
         if self._exclude and self.profile.excluded_in(tokens):
             value = 0.0
-        elif value == 0.0 and (self.warm or self._steers_early):
-            learned = self._learned_weights()
-            value = (
-                0.5
-                * self.params["p_title"]
-                * max((learned.get(t, 0.0) for t in tokens), default=0.0)
-            )
+        elif value == 0.0:
+            if self.warm or self._steers_early:
+                learned = self._learned_weights()
+                value = (
+                    0.5
+                    * self.params["p_title"]
+                    * max((learned.get(t, 0.0) for t in tokens), default=0.0)
+                )
+            if subject:
+                value = max(value, self._broader_probability(tokens))
         if len(self._link_cache) > 50_000:
             self._link_cache.clear()
         self._link_cache[key] = value

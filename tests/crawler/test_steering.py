@@ -93,6 +93,32 @@ async def test_the_first_branch_comes_from_the_seed_pages_navigation_labels() ->
     assert order(await run(site(*pages), profile, "adaptive"))[1] == "/soccer/"
 
 
+async def test_the_first_branch_is_the_section_the_users_word_is_filed_under() -> None:
+    # The user gave one word and no synonym: no navigation label says it, but one names the
+    # subject it belongs to (football is a sport), and a person would take that branch first.
+    nav = [("/finance/", "财经"), ("/tech/", "科技"), ("/ent/", "娱乐"), ("/sport/", "体育")]
+    pages = [hub("/", "首页", nav)] + [hub(p, label, []) for p, label in nav]
+    assert order(await run(site(*pages), TOPIC, "adaptive"))[1] == "/sport/"
+    # without it the labels are all alike, and the crawl takes them in the page's order
+    plain = order(await run(site(*pages), TOPIC, "adaptive", params={"p_broader": 0}))
+    assert plain[1] == "/finance/", plain
+    # a university's home: the departments' names, in English
+    depts = [
+        ("/dept/business/", "Business School"),
+        ("/dept/computing/", "Computing"),
+        ("/dept/media/", "Film, Music and Media"),
+        ("/dept/sport-science/", "Sport and Exercise Science"),
+    ]
+    pages = [hub("/", "Northfield University", depts)] + [hub(p, a, []) for p, a in depts]
+    steered = order(await run(site(*pages), "football", "adaptive"))
+    assert steered[1] == "/dept/sport-science/", steered
+    # the URL says it too: a link with no words of its own under /sport/ leads as well
+    bare = [("/dept/computing/x/", ""), ("/dept/sport-science/x/", "")]
+    pages = [hub("/", "Home", bare)] + [hub(p, "", []) for p, _ in bare]
+    steered = order(await run(site(*pages), "football", "adaptive"))
+    assert steered[1] == "/dept/sport-science/x/", steered
+
+
 async def test_links_whose_urls_name_the_users_word_come_first() -> None:
     # Nothing judged yet, every link says "Read more": the URLs that name the user's word
     # in their section (/news/sport/) are where the crawl goes first
@@ -355,13 +381,15 @@ def test_items_fetched_before_a_refit_count_at_what_the_model_says_now() -> None
     from crawler.steering import Steering
 
     class Judge:
+        names_subjects = False
+
         def __init__(self, warm: bool) -> None:
             self.warm, self.model, self.now = warm, object(), {}
 
-        def link_probability(self, text: str) -> float:
+        def link_probability(self, text: str, *, subject: bool = True) -> float:
             return 0.0
 
-        def url_probability(self, url: str) -> float:
+        def url_probability(self, url: str, *, subject: bool = True) -> float:
             return 0.0
 
         def probability_now(self, url: str) -> float | None:
