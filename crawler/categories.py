@@ -3,10 +3,11 @@
 A user who follows "football" on a news site or a university's site gives a word its home page
 never prints: its navigation says "Sport", "体育", "Sport and Exercise Science". A person picks
 that branch first because football is a sport. ``broader(terms)`` gives the words that name the
-subjects the user's terms belong to (football → sport, sports, 体育, 运动 …), so that before
-the crawl has judged anything a link labelled, or a URL named, with one of them can lead
-(``crawler.judgment.Judge.link_probability``; the crawl's steering only — a page in the sports
-section is not about football for that, and the push decision never reads these words).
+subjects the user's terms belong to (football → sport, sports, 体育, 体坛), so that before the
+crawl has judged anything a link labelled, or a URL named, with one of them can lead from a
+home page (``crawler.judgment.Judge.link_probability``, ``crawler.steering.Steering``; the
+crawl's steering only — a page in the sports section is not about football for that, and the
+push decision never reads these words).
 
 The table is general knowledge of how news portals, magazines, blogs and institutions name
 their sections, in English and Chinese: a subject's *labels* are the words a navigation bar

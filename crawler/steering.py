@@ -56,8 +56,9 @@ anchors that say the model's learned words rise.
 
 **Fast start.** Before anything is judged, only what the user gave and the seed page shows
 count: a keyword or synonym in a navigation label, a headline or the section a URL names
-(A), a label or URL naming the subject the keyword belongs to ("Sport and Exercise Science"
-on a university's home for "football"; A, less than the keyword itself), an exclude word
+(A), from a home page a label or URL naming the subject the keyword belongs to ("Sport and
+Exercise Science" on a university's home for "football"; A, less than the keyword itself;
+``_subjects``), an exclude word
 (A = 0, and the link is kept last), the URL's shape (K). Until the
 judgment's model is warm, and while fewer than ``cold_share`` (30 %) of the items fetched print
 the user's words, an item counts at least ``cold`` (0.25) in P and S: without the model only
