@@ -58,8 +58,7 @@ anchors that say the model's learned words rise.
 count: a keyword or synonym in a navigation label, a headline or the section a URL names
 (A), from a home page a label or URL naming the subject the keyword belongs to ("Sport and
 Exercise Science" on a university's home for "football"; A, less than the keyword itself;
-``_subjects``), an exclude word
-(A = 0, and the link is kept last), the URL's shape (K). Until the
+``_subjects``), an exclude word (A = 0, and the link is kept last), the URL's shape (K). Until the
 judgment's model is warm, and while fewer than ``cold_share`` (30 %) of the items fetched print
 the user's words, an item counts at least ``cold`` (0.25) in P and S: without the model only
 the user's own words can raise a page's probability, and on a narrow topic given by one keyword

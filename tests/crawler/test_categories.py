@@ -6,6 +6,9 @@ from __future__ import annotations
 from crawler.categories import SUBJECTS, broader
 from crawler.judgment import Judge
 from crawler.profile import TopicProfile
+from crawler.relevance import Relevance
+from crawler.steering import Steering
+from crawler.types import Link, Page
 
 
 def test_a_topic_is_filed_under_the_subject_it_belongs_to_in_either_language() -> None:
@@ -53,31 +56,26 @@ def test_a_link_naming_the_subject_leads_while_the_model_is_cold_and_never_pushe
     assert warm.url_probability("http://x.cn/sports/2024/a1.html") == 0.0
 
 
-def test_once_the_model_is_warm_a_link_the_subjects_name_raised_is_worth_the_rest_of_it() -> None:
-    from crawler.relevance import Relevance
-    from crawler.steering import Steering
-    from crawler.types import Link, Page
-
-    profile = TopicProfile.from_keywords(["足球"])
+def steered(keyword: str, seed: str, links: list[tuple[str, str]]) -> Steering:
+    """The default strategy of a concern with one ``keyword`` whose judgment has learned
+    nothing, after scoring the ``seed`` page's links ((URL, anchor) pairs)."""
+    profile = TopicProfile.from_keywords([keyword])
     steer = Steering(profile)
     steer.attach(Judge(profile))
-    listing = Page(
-        "http://x.cn/",
-        "http://x.cn/",
-        200,
-        title="首页",
-        kind="hub",
-        links=[
-            Link("http://x.cn/sports/", anchor="体育"),
-            Link("http://x.cn/a/1.html", anchor="足球新闻"),
-            Link("http://x.cn/finance/", anchor="财经"),
-        ],
-    )
-    steer.score_links(listing, Relevance(0.0, 0.5, False, probability=0.0), 1)
-    sport, story, finance = (
-        steer.links[u][0]
-        for u in ("http://x.cn/sports/", "http://x.cn/a/1.html", "http://x.cn/finance/")
-    )
+    steer.seed(seed)
+    hub = Page(seed, seed, 200, title="Home", kind="hub", links=[Link(u, a) for u, a in links])
+    steer.score_links(hub, Relevance(0.0, 0.5, False, probability=0.0), 1)
+    return steer
+
+
+def test_once_the_model_is_warm_a_link_the_subjects_name_raised_is_worth_the_rest_of_it() -> None:
+    links = [
+        ("http://x.cn/sports/", "体育"),
+        ("http://x.cn/a/1.html", "足球新闻"),
+        ("http://x.cn/finance/", "财经"),
+    ]
+    steer = steered("足球", "http://x.cn/", links)
+    sport, story, finance = (steer.links[u][0] for u, _ in links)
     assert story > sport > finance == 0.0  # the user's word, then the subject's name
 
     class Queue:
@@ -85,26 +83,16 @@ def test_once_the_model_is_warm_a_link_the_subjects_name_raised_is_worth_the_res
             pass
 
     # the model learned the topic (a fit on the visit's pages): the subject's name counts no more
-    steer.attach(Judge(profile, state={"version": 2, "weights": {"中超": 1.0}}))
+    steer.attach(Judge(steer.profile, state={"version": 2, "weights": {"中超": 1.0}}))
     steer.rescore(Queue())  # type: ignore[arg-type]
     assert steer.links["http://x.cn/sports/"][0] == 0.0
     assert steer.links["http://x.cn/a/1.html"][0] == story  # the user's own word stays
 
 
 def test_a_seed_inside_a_section_is_the_users_choice_and_the_subjects_name_adds_nothing() -> None:
-    from crawler.relevance import Relevance
-    from crawler.steering import Steering
-    from crawler.types import Link, Page
-
     def anchor_values(seed: str) -> dict[str, float]:
-        profile = TopicProfile.from_keywords(["football"])
-        steer = Steering(profile)
-        steer.attach(Judge(profile))
-        steer.seed(seed)
-        links = [Link("http://x.com/sport/", anchor="Sport"), Link("http://x.com/tech/", "Tech")]
-        hub = Page(seed, seed, 200, title="News", kind="hub", links=links)
-        steer.score_links(hub, Relevance(0.0, 0.5, False, probability=0.0), 1)
-        return {u: a for u, (a, _) in steer.links.items()}
+        links = [("http://x.com/sport/", "Sport"), ("http://x.com/tech/", "Tech")]
+        return {u: a for u, (a, _) in steered("football", seed, links).links.items()}
 
     home = anchor_values("http://x.com/")
     assert home["http://x.com/sport/"] > home["http://x.com/tech/"] == 0.0
