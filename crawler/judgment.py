@@ -641,7 +641,7 @@ class Judge:
         """The pages self-training took as positives in the last fit."""
         self._weak = False
         """The last refit took the weak literal pages as positives (``_literal_positive``)."""
-        self._link_cache: dict[tuple[str, int, bool], float] = {}
+        self._link_cache: dict[tuple[str, int], tuple[float, float]] = {}
         self._learned: dict[str, float] = {}
         self._learned_at = -1
         # the calibration, and what the model's words were weighed by in its fit
@@ -1382,13 +1382,18 @@ class Judge:
         """How likely the page behind a URL is on-topic by the section the URL names: a user's
         word among its ``url_words`` counts as on a fetched page (``p_url``); until the model
         is warm, a word that names the subject the user's words are filed under
-        (``/sport/`` for football) ``p_broader``; else 0."""
+        (``/sport/`` for football) ``p_broader``; else 0. Without ``subject``, as if no word
+        named it (``url_probabilities``)."""
+        return self.url_probabilities(url)[0 if subject else 1]
+
+    def url_probabilities(self, url: str) -> tuple[float, float]:
+        """``url_probability`` with and without the subject's words, from one reading."""
         if not self.params["p_url"]:
-            return 0.0
+            return 0.0, 0.0
         words = _stem_all(url_words(url))
         if self._user_index.match(words):
-            return self.params["p_url"]
-        return self._broader_probability(words) if subject else 0.0
+            return self.params["p_url"], self.params["p_url"]
+        return self._broader_probability(words), 0.0
 
     def _broader_probability(self, tokens: Sequence[str]) -> float:
         """``p_broader`` for words that name a subject the user's terms belong to (the sports
@@ -1408,17 +1413,23 @@ class Judge:
         strongest (a few words of link text are too short for the page model's calibrated
         probability); until it is warm, a word that names the subject the user's words are
         filed under (``crawler.categories``: "Sport" for football) counts ``p_broader``. In
-        [0, 1]."""
+        [0, 1]. Without ``subject``, as if no word named it (``link_probabilities``)."""
+        return self.link_probabilities(text)[0 if subject else 1]
+
+    def link_probabilities(self, text: str) -> tuple[float, float]:
+        """``link_probability`` with and without the subject's words, from one reading of the
+        text (cached per fit: the crawl asks for both while the model is cold)."""
         if not text:
-            return 0.0
-        key = (text, self._fitted_at, subject)
+            return 0.0, 0.0
+        key = (text, self._fitted_at)
         hit = self._link_cache.get(key)
         if hit is not None:
             return hit
         tokens = _stem_all(textmod.tokenize(text, self.profile.words))
         value = self.params["p_title"] if self._user_index.match(tokens) else 0.0
+        raised = value
         if self._exclude and self.profile.excluded_in(tokens):
-            value = 0.0
+            value = raised = 0.0
         elif value == 0.0:
             if self.warm or self._steers_early:
                 learned = self._learned_weights()
@@ -1427,12 +1438,11 @@ class Judge:
                     * self.params["p_title"]
                     * max((learned.get(t, 0.0) for t in tokens), default=0.0)
                 )
-            if subject:
-                value = max(value, self._broader_probability(tokens))
+            raised = max(value, self._broader_probability(tokens))
         if len(self._link_cache) > 50_000:
             self._link_cache.clear()
-        self._link_cache[key] = value
-        return value
+        self._link_cache[key] = (raised, value)
+        return raised, value
 
     @property
     def _steers_early(self) -> bool:

@@ -332,21 +332,27 @@ class Steering(_Base):
                 out = min(out, (stat.opened + 1.0) / (stat.hubs + 1.0))
         return out
 
-    def _link_text(self, link: Link, *, subject: bool = True) -> float:
+    def _link_text(self, link: Link) -> tuple[float, float]:
         """A: the link's own text, judged like a headline; surrounding words at half weight;
-        at least what the section its URL names says (``Judge.url_probability``). Without
-        ``subject``, the words naming the subject the user's words are filed under count
-        nothing (``Judge.names_subjects``)."""
+        at least what the section its URL names says (``Judge.url_probability``) — with the
+        words naming the subject the user's words are filed under, and without them
+        (``Judge.names_subjects``)."""
         judge = self.judge
-        if judge is not None:
-            anchor = max(
-                judge.link_probability(link.anchor, subject=subject),
-                judge.url_probability(link.url, subject=subject),
+        if judge is None:
+            value = self.link_relevance(link)
+            return value, value
+        both = [
+            max(a, u)
+            for a, u in zip(
+                judge.link_probabilities(link.anchor),
+                judge.url_probabilities(link.url),
+                strict=True,
             )
-            if anchor >= 0.9 or not link.context:
-                return anchor
-            return max(anchor, 0.5 * judge.link_probability(link.context, subject=subject))
-        return self.link_relevance(link)
+        ]
+        if link.context and min(both) < 0.9:
+            context = judge.link_probabilities(link.context)
+            both = [a if a >= 0.9 else max(a, 0.5 * c) for a, c in zip(both, context, strict=True)]
+        return both[0], both[1]
 
     def _excluded(self, link: Link) -> bool:
         if not self.profile.exclude or not link.anchor:
@@ -501,8 +507,8 @@ class Steering(_Base):
         links = _unique_links(page)
         subjects = self._subjects()
         for link in links:
-            a = -1.0 if self._excluded(link) else self._link_text(link, subject=subjects)
-            plain = a if a <= 0 or not subjects else self._link_text(link, subject=False)
+            raised, plain = (-1.0, -1.0) if self._excluded(link) else self._link_text(link)
+            a = raised if subjects else plain
             parent = page.url
             if link.url in self.links:
                 old_a, old_parent = self.links[link.url]

@@ -389,8 +389,11 @@ def test_items_fetched_before_a_refit_count_at_what_the_model_says_now() -> None
         def link_probability(self, text: str, *, subject: bool = True) -> float:
             return 0.0
 
-        def url_probability(self, url: str, *, subject: bool = True) -> float:
-            return 0.0
+        def link_probabilities(self, text: str) -> tuple[float, float]:
+            return 0.0, 0.0
+
+        def url_probabilities(self, url: str) -> tuple[float, float]:
+            return 0.0, 0.0
 
         def probability_now(self, url: str) -> float | None:
             return self.now.get(url)
