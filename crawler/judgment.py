@@ -161,6 +161,7 @@ JUDGE_DEFAULTS: dict[str, float] = {
     "site_names": 1.0,
     "text_long": 0.1,
     "text_long_items": 300,
+    "area_site": 0.3,
     "knn": 40,
     "knn_min": 2,
     "knn_short": 80,
@@ -956,7 +957,37 @@ class Judge:
             return 1.0
         if seen.area is not None:
             return seen.area
-        return 1.0 if self.affinity is None else self.affinity(seen.url, seen.section)
+        affinity = self.affinity
+        if affinity is None:
+            return 1.0
+        closeness = affinity(seen.url, seen.section)
+        least = self.params["area_site"]
+        if not least:
+            return closeness
+        top = self._site_tops(affinity).get(site_of(seen.url), 0.0)
+        return closeness if top <= 0.0 else min(1.0, closeness / max(top, least))
+
+    def _site_tops(self, affinity: Affinity) -> dict[str, float]:
+        """Per site, the closeness of its closest item this visit judged (once per map).
+
+        A page's closeness is read against its own site's closest part (``area_site``: that
+        part counts as at least this close). The positives that measure it are the pages that
+        print the user's words, and a site that prints them less looks further from the topic
+        everywhere: on a web of universities, 3 of one sport department's 167 pages said
+        "football" and 13 of another's 172, so the first department's football courses were
+        as far from the topic (0.14) as a page needs the text to be certain to be pushed, and
+        the second's (0.50) were not. Within a site the order stays: its other sections are
+        as far from its closest one as before. A site none of whose items is near the topic
+        stays where it is; one whose closest part is barely near it (a stray positive) is
+        raised at most to ``1 / area_site`` times its closeness."""
+        if affinity.site_tops is None:
+            tops: dict[str, float] = {}
+            for seen in self.seen:
+                if seen.area is None:
+                    site = site_of(seen.url)
+                    tops[site] = max(tops.get(site, 0.0), affinity(seen.url, seen.section))
+            affinity.site_tops = tops
+        return affinity.site_tops
 
     def _model_probability(
         self, seen: _Seen, area: float = 1.0, *, explain: bool = True

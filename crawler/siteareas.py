@@ -344,6 +344,9 @@ class Affinity:
         self.titled = titled
         """The sites whose titles name sections (None: not known, as in a saved state)."""
         self._by_title = any(not key.startswith(_URL) for key in sections or ())
+        self.site_tops: dict[str, float] | None = None
+        """Per site, the closeness of its closest item, kept by the judgment that reads this
+        map (``Judge._site_tops``; None: not yet found)."""
 
     def _section(self, url: str, section: str | None) -> float:
         closeness = self.sections or {}

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import random
+import statistics
 from collections.abc import Callable
 from typing import Any
 
@@ -1651,3 +1652,50 @@ def test_a_link_repeating_the_headline_adds_nothing_and_one_saying_more_counts()
     alone = Judge(profile).judge(story).probability
     story.tokens = None
     assert Judge(profile).judge(story, anchor=f"足球：{story.title}").probability > alone
+
+
+def two_sites_visit(rng: random.Random, says: dict[str, int]) -> list[Page]:
+    """Two sites' headlines, each with a sports section (football and basketball taking
+    turns) and a finance one, in directories of their URLs; on site ``s`` one football
+    headline in ``says[s]`` says 足球. Each story links to others of its section."""
+    pages: list[Page] = []
+    for i in range(240):
+        site = "jia" if i % 2 else "yi"
+        kind = i // 2 % 3
+        words = (FOOTBALL, BASKETBALL, OTHER[0])[kind]
+        head = rng.sample(words, 2) + rng.sample(SPORT if kind < 2 else words, 1)
+        if kind == 0 and i // 6 % says[site] == 0:
+            head.insert(1, "足球")
+        section = "finance" if kind == 2 else "sports"
+        url = f"http://www.{site}.cn/{section}/2024/a{i:04d}.html"
+        pages.append(Page(url, url, 200, title="，".join(head), kind="item"))
+    for page in pages:
+        same = [p.url for p in pages if p.url.rsplit("/", 3)[0] == page.url.rsplit("/", 3)[0]]
+        page.links = [Link(u, "") for u in rng.sample(same, SECTION_LINKS) if u != page.url]
+    return pages
+
+
+def test_a_site_that_prints_the_word_less_is_read_against_its_own_closest_section() -> None:
+    pages = two_sites_visit(random.Random(7), {"jia": 2, "yi": 8})
+    # the literal positives alone (no self-training), so that each site's sections are as
+    # close to the topic as the share of its pages that say 足球 makes them
+    closeness = {}
+    for setting in ({"area_site": 0}, {}):
+        judge = Judge(profile(), params={"expand": 0, **setting})
+        pushed_in(judge, pages)
+        closeness[bool(setting)] = {s.url: judge._area(s) for s in judge.seen}
+    against_all, per_site = closeness[True], closeness[False]
+
+    def median(values: dict[str, float], part: str) -> float:
+        return statistics.median(v for u, v in values.items() if part in u)
+
+    # against every site's positives, the sports section of the site that says 足球 on one
+    # football headline in eight is much further from the topic than the other site's …
+    assert median(against_all, "yi.cn/sports") < 0.5 * median(against_all, "jia.cn/sports")
+    # … against its own site's closest part it is nearer
+    assert median(per_site, "yi.cn/sports") > 1.5 * median(against_all, "yi.cn/sports")
+    # the site that says it more is read as before, and within each site the order stays
+    assert all(per_site[u] == v for u, v in against_all.items() if "jia.cn" in u)
+    quiet = [u for u in against_all if "yi.cn" in u]
+    assert sorted(quiet, key=against_all.__getitem__) == sorted(quiet, key=per_site.__getitem__)
+    assert median(per_site, "yi.cn/finance") < median(per_site, "yi.cn/sports")
