@@ -139,7 +139,7 @@ JUDGE_DEFAULTS: dict[str, float] = {
     "area_floor": 0.05,
     "c_min": 0.1,
     "warm_positives": 10,
-    "expand": 4,
+    "expand": 6,
     "expand_at": 0.5,
     "expand_weight": 1.0,
     "expand_growth": 100,

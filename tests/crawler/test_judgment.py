@@ -58,8 +58,9 @@ def visit(rng: random.Random, n: int = 60) -> list[Page]:
     return pages
 
 
-FEW_ROUNDS = {"expand_short": 0}
-"""Self-training's first rounds only (those that take long and short pages alike)."""
+FEW_ROUNDS = {"expand": 4, "expand_short": 0}
+"""Four of self-training's first rounds (those that take long and short pages alike) and none
+of the later ones: what a test of one weight shows before the rounds find every page."""
 
 
 def profile() -> TopicProfile:
@@ -981,8 +982,8 @@ def test_a_sites_name_in_its_titles_is_no_topic_word_where_the_keyword_pages_are
     named, nameless = Judge(profile(), params={"site_names": 0}), Judge(profile())
     pushed = {id(judge): pushed_in(judge, pages) for judge in (named, nameless)}
     # learned as a word, the name of the site where every page that says 足球 was found is
-    # the topic's strongest, and the other site's football is missed …
-    assert named.learned_terms(1)[0][0] == "甲网"
+    # one of the topic's strongest, and the other site's football is missed …
+    assert "甲网" in dict(named.learned_terms(3))
     assert len(pushed[id(named)] & football) < 0.8 * len(football)
     # … once the site's name is known as its name, the topic's own words are learned
     assert "甲网" not in dict(nameless.learned_terms(50))
