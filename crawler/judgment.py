@@ -179,7 +179,8 @@ _MEMO_MAX = 200_000
 STATE_VERSION = 3
 """2: adds ``sections`` (a title's section, or ``url:`` and a URL's where a site's titles name
 none → closeness to the topic); 3: adds ``history`` (the items the model was fitted on, in
-brief); 1 and 2 still load."""
+brief); 1 and 2 still load. Since 2026-12-01 a state also holds ``sites`` (each site's
+closest item: ``Judge._site_tops``); one saved before loads without it."""
 
 
 @functools.lru_cache(maxsize=16384)
@@ -609,8 +610,15 @@ class Judge:
                 self.c = float(state.get("c", 1.0))
                 sections = state.get("sections")
                 if isinstance(sections, Mapping) and sections:
+                    # each site's closest item as the last visit found it (none in a state
+                    # saved before: closeness then as it was measured, against every site)
                     self.affinity = Affinity(
-                        self.areas, {str(k): float(v) for k, v in sections.items()}, None
+                        self.areas,
+                        {str(k): float(v) for k, v in sections.items()},
+                        None,
+                        site_tops={
+                            str(k): float(v) for k, v in dict(state.get("sites") or {}).items()
+                        },
                     )
             history = self._history(state.get("history"))
         self.model: _Model | None = self.prior
@@ -979,7 +987,9 @@ class Judge:
         the second's (0.50) were not. Within a site the order stays: its other sections are
         as far from its closest one as before. A site none of whose items is near the topic
         stays where it is; one whose closest part is barely near it (a stray positive) is
-        raised at most to ``1 / area_site`` times its closeness."""
+        raised at most to ``1 / area_site`` times its closeness. Found over the items when a
+        fit maps the site; a map a saved state gives back keeps the tops its visit found (the
+        state's ``sites``), as a revisit's first pages are too few to find them."""
         if affinity.site_tops is None:
             tops: dict[str, float] = {}
             for seen in self.seen:
@@ -1504,6 +1514,11 @@ class Judge:
             "items": self.history_items + self._observed,
             "sections": {
                 sec: round(v, 4) for sec, v in list((self.affinity.sections or {}).items())[:500]
+            }
+            if self.affinity is not None
+            else {},
+            "sites": {
+                site: round(v, 4) for site, v in list((self.affinity.site_tops or {}).items())[:500]
             }
             if self.affinity is not None
             else {},

@@ -336,6 +336,7 @@ class Affinity:
         sections: dict[str, float] | None,
         cited: dict[int, float] | None,
         titled: frozenset[str] | None = None,
+        site_tops: dict[str, float] | None = None,
     ) -> None:
         self._areas = areas
         self.sections = sections
@@ -344,7 +345,7 @@ class Affinity:
         self.titled = titled
         """The sites whose titles name sections (None: not known, as in a saved state)."""
         self._by_title = any(not key.startswith(_URL) for key in sections or ())
-        self.site_tops: dict[str, float] | None = None
+        self.site_tops = site_tops
         """Per site, the closeness of its closest item, kept by the judgment that reads this
         map (``Judge._site_tops``; None: not yet found)."""
 

@@ -1700,3 +1700,25 @@ def test_a_site_that_prints_the_word_less_is_read_against_its_own_closest_sectio
     quiet = [u for u in against_all if "yi.cn" in u]
     assert sorted(quiet, key=against_all.__getitem__) == sorted(quiet, key=per_site.__getitem__)
     assert median(per_site, "yi.cn/finance") < median(per_site, "yi.cn/sports")
+
+
+def test_a_revisit_reads_each_site_against_the_closest_part_the_last_visit_found() -> None:
+    first = Judge(profile(), params={"expand": 0})
+    pushed_in(first, two_sites_visit(random.Random(7), {"jia": 2, "yi": 8}))
+    state = json.loads(json.dumps(first.state()))
+    assert set(state["sites"]) == {"jia.cn", "yi.cn"}
+    assert state["sites"]["yi.cn"] < state["sites"]["jia.cn"]
+    url = "http://www.yi.cn/sports/2024/b0001.html"
+    page = Page(url, url, 200, title="国安，申花，比赛", kind="item")
+    # the revisit's first page is read against the quiet site's closest part, not the page
+    again = Judge(profile(), state=state)
+    again.judge(page)
+    assert again.affinity is not None
+    assert again.affinity.site_tops == state["sites"]
+    seen = again._by_url[url]
+    closeness = again.affinity(url, seen.section)
+    assert again._area(seen) == min(1.0, closeness / max(state["sites"]["yi.cn"], 0.3))
+    # a state saved before sites were kept: closeness as it was measured
+    older = Judge(profile(), state={k: v for k, v in state.items() if k != "sites"})
+    older.judge(page)
+    assert older._area(older._by_url[url]) == closeness
