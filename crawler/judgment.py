@@ -982,9 +982,9 @@ class Judge:
         part counts as at least this close). The positives that measure it are the pages that
         print the user's words, and a site that prints them less looks further from the topic
         everywhere: on a web of universities, 3 of one sport department's 167 pages said
-        "football" and 13 of another's 172, so the first department's football courses were
-        as far from the topic (0.14) as a page needs the text to be certain to be pushed, and
-        the second's (0.50) were not. Within a site the order stays: its other sections are
+        "football" and 13 of another's 172, so the first department's football courses stood
+        at 0.14 and were pushed only where the text alone was certain, the second's at 0.50.
+        Within a site the order stays: its other sections are
         as far from its closest one as before. A site none of whose items is near the topic
         stays where it is; one whose closest part is barely near it (a stray positive) is
         raised at most to ``1 / area_site`` times its closeness. Found over the items when a
