@@ -1684,8 +1684,10 @@ def test_a_site_that_prints_the_word_less_is_read_against_its_own_closest_sectio
     for setting in ({"area_site": 0}, {}):
         judge = Judge(profile(), params={"expand": 0, **setting})
         pushed_in(judge, pages)
-        closeness[bool(setting)] = {s.url: judge._area(s) for s in judge.seen}
-    against_all, per_site = closeness[True], closeness[False]
+        closeness["per_site" if not setting else "against_all"] = {
+            s.url: judge._area(s) for s in judge.seen
+        }
+    against_all, per_site = closeness["against_all"], closeness["per_site"]
 
     def median(values: dict[str, float], part: str) -> float:
         return statistics.median(v for u, v in values.items() if part in u)
