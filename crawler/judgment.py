@@ -984,12 +984,12 @@ class Judge:
         everywhere: on a web of universities, 3 of one sport department's 167 pages said
         "football" and 13 of another's 172, so the first department's football courses stood
         at 0.14 and were pushed only where the text alone was certain, the second's at 0.50.
-        Within a site the order stays: its other sections are
-        as far from its closest one as before. A site none of whose items is near the topic
-        stays where it is; one whose closest part is barely near it (a stray positive) is
-        raised at most to ``1 / area_site`` times its closeness. Found over the items when a
-        fit maps the site; a map a saved state gives back keeps the tops its visit found (the
-        state's ``sites``), as a revisit's first pages are too few to find them."""
+        Within a site the order stays: its other sections are as far from its closest one as
+        before. A site none of whose items is near the topic stays where it is; one whose
+        closest part is barely near it (a stray positive) is raised at most to
+        ``1 / area_site`` times its closeness. Found over the items when a fit maps the site;
+        a map a saved state gives back keeps the tops its visit found (the state's ``sites``),
+        as a revisit's first pages are too few to find them."""
         if affinity.site_tops is None:
             tops: dict[str, float] = {}
             for seen in self.seen:
@@ -1419,13 +1419,13 @@ class Judge:
         under (``p_broader``): there are such words, and the model is not warm."""
         return self._broader is not None and bool(self.params["p_broader"]) and not self.warm
 
-    def url_probability(self, url: str, *, subject: bool = True) -> float:
+    def url_probability(self, url: str) -> float:
         """How likely the page behind a URL is on-topic by the section the URL names: a user's
         word among its ``url_words`` counts as on a fetched page (``p_url``); until the model
         is warm, a word that names the subject the user's words are filed under
-        (``/sport/`` for football) ``p_broader``; else 0. Without ``subject``, as if no word
-        named it (``url_probabilities``)."""
-        return self.url_probabilities(url)[0 if subject else 1]
+        (``/sport/`` for football) ``p_broader``; else 0. As if no word named the subject:
+        ``url_probabilities``."""
+        return self.url_probabilities(url)[0]
 
     def url_probabilities(self, url: str) -> tuple[float, float]:
         """``url_probability`` with and without the subject's words, from one reading."""
