@@ -40,10 +40,11 @@ labelled data from the user:
    word). Once the visit has ``warm_items`` items, and again at its end, the unlabelled items the
    fit judges relevant (probability ≥ ``expand_at``) join the positives, weighted by that
    probability, and the model is fitted again: ``expand_visit`` rounds during the visit,
-   ``expand`` at its end and then ``expand_short`` more in which only pages with few words
-   (headlines) still come and go, at probability ≥ ``expand_at_late`` — a long story shares
-   enough words with the topic to be reached in the first rounds, a headline is reached a word
-   at a time — only while the literal positives are under ``expand_share`` of the items: on a
+   ``expand`` at its end, then ``expand_long`` in which only pages of a few sentences or more
+   come and go, then ``expand_short`` in which only pages with few words (headlines) still
+   come and go, at probability ≥ ``expand_at_late`` — a long story shares enough words with
+   the topic to be reached in the first rounds, a headline is reached a word at a time —
+   only while the literal positives are under ``expand_share`` of the items: on a
    coarse topic they already cover it, and what self-training adds is mostly the off-topic
    pages next to it (during the visit it also steered the crawl astray). A page with the
    user's verdict keeps it and is never added.
@@ -152,6 +153,8 @@ JUDGE_DEFAULTS: dict[str, float] = {
     "stretch": 0.65,
     "veto_margin": 0.05,
     "expand_short": 6,
+    "expand_long": 6,
+    "long_words": 32,
     "short_words": 64,
     "expand_at_late": 0.6,
     "history": 1000,
@@ -1054,11 +1057,15 @@ class Judge:
         relevant (probability ≥ ``expand_at``, at most ``expand_growth`` × the positives) join
         the positives for the next fit, weighted by that probability — the topic's pages that
         never print the keyword teach the model what the literal ones alone cannot. At the end
-        of a visit ``expand_short`` rounds follow in which the long pages stay as they are and
-        only short ones (``_short``) come and go, at probability ≥ ``expand_at_late``: each
-        round's positives hold more pages taken on the model's word, and a headline carries a
-        word or two of evidence. A page the user gave a verdict on keeps it. No round takes a
-        page too few of whose nearest items are positives (``_lonely``).
+        of a visit ``expand_long`` rounds follow in which only pages of at least
+        ``long_words`` words come and go (a few sentences: a course page or a lecture holding
+        part of a story, reached a few more each round; a headline is not), then
+        ``expand_short`` rounds in which the long pages stay as they are and only short ones
+        (``_short``) come and go, at probability ≥ ``expand_at_late``: each round's positives
+        hold more pages taken on the model's word, and a headline carries a word or two of
+        evidence. A phase whose pages settle ends early; the last one ends the rounds. A page
+        the user gave a verdict on keeps it. No round takes a page too few of whose nearest
+        items are positives (``_lonely``).
         """
         p = self.params
         items = self.seen[-int(p["max_examples"]) :]
@@ -1086,8 +1093,12 @@ class Judge:
         narrow = by_words < p["expand_share"] * len(items)
         self._narrow = narrow
         if self._final:
-            # ``expand_short`` follows ``expand``: none when self-training is off (``expand`` 0)
-            rounds = int(p["expand"] + p["expand_short"]) if narrow and p["expand"] else 0
+            # the later phases follow ``expand``: none when self-training is off (``expand`` 0)
+            rounds = (
+                int(p["expand"] + p["expand_long"] + p["expand_short"])
+                if narrow and p["expand"]
+                else 0
+            )
         else:
             # during the visit: fewer rounds (cheaper), once the visit has enough items
             warm = len(items) >= p["warm_items"]
@@ -1095,7 +1106,9 @@ class Judge:
         vetoed = self._veto(items, base) if rounds else None
         lonely = self._lonely(items, base) if rounds and (p["knn"] or p["knn_short"]) else None
         expanded: dict[int, float] = {}
-        for round_ in range(rounds + 1):
+        round_ = -1
+        while round_ < rounds:
+            round_ += 1
             self._last_round = round_ == rounds
             labels = [1.0 if i in expanded else y for i, y in enumerate(base)]
             held = self._fit_once(items, labels, expanded)
@@ -1111,19 +1124,30 @@ class Judge:
                 if not base[i] and i not in judged and not items[i].excluded
             }
             cap = int(p["expand_growth"] * max(1.0, sum(base)))
-            # past ``expand`` rounds only short pages still come and go (``_short``)
-            late = round_ >= p["expand"]
+            # past ``expand`` rounds (at the end of a visit) only pages of a few sentences
+            # come and go (``expand_long``), then only short ones (``_short``); the others
+            # stay as they are
+            longer = self._final and p["expand"] <= round_ < p["expand"] + p["expand_long"]
+            late = round_ >= p["expand"] + (p["expand_long"] if self._final else 0)
+            moves = (
+                (lambda s: len(s.features) >= p["long_words"])
+                if longer
+                else (self._short if late else None)
+            )
             ranked = sorted(
                 (pr, i)
                 for i, pr in probs.items()
                 if pr >= p["expand_at_late" if late else "expand_at"]
                 and not (vetoed and vetoed(i))
                 and not (lonely and lonely(i))
-                and (not late or self._short(items[i]))
+                and (moves is None or moves(items[i]))
             )
-            kept = {i: pr for i, pr in expanded.items() if late and not self._short(items[i])}
+            kept = {i: pr for i, pr in expanded.items() if moves and not moves(items[i])}
             grown = kept | {i: pr for pr, i in ranked[::-1][: max(0, cap - len(kept))]}
             if grown.keys() == expanded.keys():
+                if longer:  # the pages of a few sentences settled: on to the short ones
+                    round_ = int(p["expand"] + p["expand_long"]) - 1
+                    continue
                 break
             expanded = grown
         self.expanded = {items[i].url for i in expanded}

@@ -58,7 +58,7 @@ def visit(rng: random.Random, n: int = 60) -> list[Page]:
     return pages
 
 
-FEW_ROUNDS = {"expand": 4, "expand_short": 0}
+FEW_ROUNDS = {"expand": 4, "expand_long": 0, "expand_short": 0}
 """Four of self-training's first rounds (those that take long and short pages alike) and none
 of the later ones: what a test of one weight shows before the rounds find every page."""
 
@@ -897,6 +897,20 @@ def test_headlines_are_reached_by_more_self_training_rounds_than_long_stories() 
     judge = Judge(profile())
     assert pushed_in(judge, long) == pushed_in(Judge(profile(), params={"expand_short": 0}), long)
     assert judge.expanded
+
+
+@pytest.mark.parametrize("seed", [5, 7])
+def test_pages_of_a_few_sentences_are_reached_by_rounds_after_the_first(seed: int) -> None:
+    # a course page or a lecture holds two or three sentences of a story: more words than a
+    # headline, fewer than a story, and each round reaches a few more of them
+    pages = rare_visit(random.Random(seed), words=40)
+    football = {page.url for i, page in enumerate(pages) if i % 3 == 0}
+    judge = Judge(profile())
+    pushed = pushed_in(judge, pages)
+    assert all(32 <= len(seen.features) < 64 for seen in judge.seen)
+    first = pushed_in(Judge(profile(), params={"expand_long": 0}), pages)
+    assert first <= football and pushed <= football  # nothing off-topic either way
+    assert len(pushed) >= len(first) + 0.2 * len(football)
 
 
 def test_during_a_visit_only_pages_that_say_the_keyword_are_pushed_at_once() -> None:
