@@ -1124,11 +1124,11 @@ class Judge:
                 if not base[i] and i not in judged and not items[i].excluded
             }
             cap = int(p["expand_growth"] * max(1.0, sum(base)))
-            # past ``expand`` rounds (at the end of a visit) only pages of a few sentences
-            # come and go (``expand_long``), then only short ones (``_short``); the others
-            # stay as they are
-            longer = self._final and p["expand"] <= round_ < p["expand"] + p["expand_long"]
-            late = round_ >= p["expand"] + (p["expand_long"] if self._final else 0)
+            # past ``expand`` rounds (only the end of a visit has any) only pages of a few
+            # sentences come and go (``expand_long``), then only short ones (``_short``); the
+            # others stay as they are
+            longer = p["expand"] <= round_ < p["expand"] + p["expand_long"]
+            late = round_ >= p["expand"] + p["expand_long"]
             moves = (
                 (lambda s: len(s.features) >= p["long_words"])
                 if longer
