@@ -34,11 +34,15 @@ A link's priority is the expected on-topic item harvest of fetching it::
 * **E_hub** — a hub is worth what it opens: ``hub · max(A, (S + P) / 2, H) · Y``, where **Y**
   is the share of fetched hubs that revealed new item links, under the link's URL pattern and
   its section (a calendar, a pagination trap or the "about" pages reveal only more of
-  themselves, and their Y decays with every fetch), and **H** is ``seed_hub`` (0.5) for a hub
-  in a seed's part of the site (its host, under the seed's directory: ``/sport/`` for
-  ``/sport/``, the whole host for a host's root), else 0: the user pointed at that part, and
-  its lists and pages are where its items are found before anything tells the topic's items
-  apart (on a narrow topic, hundreds of fetches).
+  themselves, and their Y decays with every fetch) — a new link that looks like an item
+  (``K`` ≥ 0.5), or, while nothing judged tells the site's parts apart, new links of one URL
+  shape nothing has been fetched under yet whose ``K`` sum to at least ``open_same`` (1: one
+  item expected among them; a list of thirty courses at ``/courses/ses125/``, each by its
+  shape more likely a list than a story, is a list of items all the same) — and **H** is
+  ``seed_hub`` (0.5) for a hub in a seed's part of the site (its host, under the seed's
+  directory: ``/sport/`` for ``/sport/``, the whole host for a host's root), else 0: the
+  user pointed at that part, and its lists and pages are where its items are found before
+  anything tells the topic's items apart (on a narrow topic, hundreds of fetches).
 
 **Items count at what the judgment says now.** An item is judged when it is fetched, and most
 of a visit's items are fetched before the model has learned the site: on a site whose URLs and
@@ -207,6 +211,7 @@ class Steering(_Base):
         "seed_hub": 0.5,
         "seed_item": 0.5,
         "known": 0.1,
+        "open_same": 1.0,
     }
 
     def __init__(self, profile: TopicProfile, params: dict[str, Any] | None = None) -> None:
@@ -323,8 +328,8 @@ class Steering(_Base):
         return (stat.items + k * prior) / (stat.fetched + k)
 
     def _opens(self, keys: tuple[str, ...]) -> float:
-        """Y: the share of hubs that revealed new item links (Laplace), under the URL's
-        pattern and under its section, whichever is lower."""
+        """Y: the share of hubs that revealed new item links (Laplace; ``score_links`` says
+        which did), under the URL's pattern and under its section, whichever is lower."""
         out = 1.0
         for key in keys[-2:]:
             stat = self.stats.get(key)
@@ -504,6 +509,10 @@ class Steering(_Base):
         self.expect[page.url] = expected
         out = []
         opened = False
+        unseen: dict[str, float] = {}
+        """URL pattern nothing has been fetched under → the summed item odds of the new links
+        of that shape (``open_same``, while nothing judged tells the site's parts apart)."""
+        open_same = float(self.params["open_same"]) if self._cold_now() else 0.0
         links = _unique_links(page)
         subjects = self._subjects()
         for link in links:
@@ -517,8 +526,13 @@ class Steering(_Base):
                 plain = _merged(plain, old_plain)
                 if self._sibling(old_parent) > expected:
                     parent = old_parent
-            else:
-                opened = opened or self._item_odds(link.url, self._keys(link.url)[-1]) >= 0.5
+            elif not opened:
+                pattern = self._keys(link.url)[-1]
+                odds = self._item_odds(link.url, pattern)
+                stat = self.stats.get(pattern)
+                if stat is None or not stat.fetched:
+                    unseen[pattern] = unseen.get(pattern, 0.0) + odds
+                opened = odds >= 0.5 or 0 < open_same <= unseen.get(pattern, 0.0)
             if plain != a:
                 self._plain[link.url] = plain
             else:

@@ -468,9 +468,16 @@ async def test_before_anything_is_judged_the_seeds_part_of_the_site_comes_first(
 
     seeds = ("/dept/sport/",)
     steered = order(await run(site(*pages), TOPIC, "adaptive", seeds=seeds, scope="any"))
+    # (the seed page is also a list of eight pages of one shape, which ``open_same`` counts
+    # as a list that opens items; without that either, only ``seed_item`` keeps the crawl)
     plain = order(
         await run(
-            site(*pages), TOPIC, "adaptive", seeds=seeds, scope="any", params={"seed_item": 0}
+            site(*pages),
+            TOPIC,
+            "adaptive",
+            seeds=seeds,
+            scope="any",
+            params={"seed_item": 0, "open_same": 0},
         )
     )
     # every course of the department before any other university
@@ -524,3 +531,79 @@ def test_a_sections_own_host_is_a_part_of_its_site_as_a_directory_is() -> None:
     for home in ("http://www.example.cn/", "http://example.cn/", "http://m.example.cn/"):
         rate, plain = rates(home, story)
         assert rate == plain < 0.4, home  # a home page names the whole site
+
+
+async def test_a_list_of_pages_at_directory_urls_counts_as_one_that_opens_items() -> None:
+    # The seed is a department's page: two news stories, its list of courses, and the home
+    # pages of six other universities. Courses sit at directory URLs (/courses/c3/), which
+    # by their shape alone are more likely lists than stories (``url_item_prior`` 0.38), so
+    # a list of ten of them holds no single link that looks like an item — yet about four
+    # items are to be expected behind it. Counted as a list that opened nothing, it made
+    # the department's part of the site look poorer in items than the other universities'
+    # departments, which came first.
+    own = [(f"/dept/sport/courses/c{i}/", f"课程 {i}") for i in range(10)]
+    news = [(f"/dept/sport/news/{i}.html", "体育系新闻") for i in range(2)]
+    homes = [f"http://u{i}.test/" for i in range(6)]
+    theirs = {h: [f"{h}dept/{d}/" for d in ("art", "law", "math")] for h in homes}
+    pages = [
+        hub("/dept/sport/", "体育系", [*news, ("/dept/sport/courses/", "课程")]),
+        hub("/dept/sport/courses/", "课程", own),
+        *(page(p, "课程介绍 训练 体能") for p, _ in own),
+        *(page(p, t) for p, t in news),
+    ]
+    pages[0].links.extend(Link(h, anchor="大学") for h in homes)
+    for h in homes:
+        pages.append(
+            Page(h, h, 200, title="大学", kind="hub", links=[Link(u, "院系") for u in theirs[h]])
+        )
+        pages += [Page(u, u, 200, title="院系", kind="hub") for u in theirs[h]]
+    seeds = ("/dept/sport/",)
+
+    def others_before_last_course(steered: list[str]) -> int:
+        last = max(steered.index(p) for p, _ in own)
+        return sum(1 for u in steered[:last] if u.startswith("http"))
+
+    steered = order(await run(site(*pages), TOPIC, "adaptive", seeds=seeds, scope="any"))
+    plain = order(
+        await run(
+            site(*pages), TOPIC, "adaptive", seeds=seeds, scope="any", params={"open_same": 0}
+        )
+    )
+    # at most one other university (taken next while the list's own links were being
+    # valued, before the list itself was counted); counted as barren, all six came first
+    assert others_before_last_course(steered) <= 1, steered
+    assert others_before_last_course(plain) == len(homes), plain
+
+
+def test_links_of_a_shape_already_fetched_open_nothing_by_their_number() -> None:
+    # A tag cloud: every tag page lists ten more tag pages. The first list of them is a list
+    # of pages of a shape never fetched (expected to hold an item or two); once tag pages
+    # have been fetched and found to be lists, more of them reveal nothing, and the tags'
+    # worth as lists decays with every one fetched, as a calendar's does.
+    from crawler.judgment import Judge
+    from crawler.relevance import Relevance
+    from crawler.steering import Steering
+
+    profile = TopicProfile.from_keywords([TOPIC])
+    steer = Steering(profile)
+    steer.judge = Judge(profile)
+    steer.seed(url("/"))
+    n = 0
+
+    def tag_page(path: str) -> None:
+        nonlocal n
+        links = [Link(url(f"/tag/t{n + i}/"), anchor="标签") for i in range(1, 11)]
+        n += 10
+        tags = Page(url(path), url(path), 200, title="标签", kind="hub", links=links)
+        steer.score_links(tags, Relevance(0.0, 0.5, False, probability=0.0), 1)
+
+    tag_page("/tags.html")
+    first = steer.stats[steer._keys(url("/tags.html"))[-1]]
+    assert first.opened == 1  # ten tags never fetched: about three items expected
+    for _ in range(5):
+        tag_page(f"/tag/t{n}/")
+    keys = steer._keys(url("/tag/t99/"))
+    # only the first tag page, read while no tag page had been fetched, counts as one that
+    # opened something
+    assert steer.stats[keys[-1]].hubs == 5 and steer.stats[keys[-1]].opened == 1
+    assert steer._opens(keys) == pytest.approx(2 / 6)
