@@ -509,9 +509,9 @@ class Steering(_Base):
         self.expect[page.url] = expected
         out = []
         opened = False
+        # URL pattern nothing has been fetched under → the summed item odds of the new links
+        # of that shape (``open_same``, while nothing judged tells the site's parts apart)
         unseen: dict[str, float] = {}
-        """URL pattern nothing has been fetched under → the summed item odds of the new links
-        of that shape (``open_same``, while nothing judged tells the site's parts apart)."""
         open_same = float(self.params["open_same"]) if self._cold_now() else 0.0
         links = _unique_links(page)
         subjects = self._subjects()
