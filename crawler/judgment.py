@@ -1047,7 +1047,30 @@ class Judge:
         last = max(self._fitted_at, self._flat_at)
         if last and n < last * 1.5 and n - last < 200:
             return
+        if self.model is None and not self._enough_positives():
+            # no fit can be made yet, and nothing judges: the refit would stop at its first
+            # fit after a pass over every page (on a site that seldom prints the user's words,
+            # on every page: quadratic, the CPU of the whole judgment before the first fit)
+            return
         self._refit()
+
+    def _enough_positives(self) -> bool:
+        """Whether a fit could have ``min_positives`` positives: the pages that could be first
+        positives (``_literal_positive`` with ``_weak`` on) and the user's 👍 (as verdicts
+        and as examples) — at least as many as the fit will count."""
+        need = int(self.params["min_positives"])
+        have = sum(1 for _, label in self.feedback if label)
+        have += sum(1 for _, label in self._verdicts if label)
+        if have >= need:
+            return True
+        weak = bool(self.params["weak_positives"])
+        some = self.params["p_body_some"]
+        for s in self.seen:
+            if s.positive or (weak and s.literal >= some and not s.excluded):
+                have += 1
+                if have >= need:
+                    return True
+        return False
 
     def _refit(self) -> None:
         """Positive-unlabelled fit, then self-training: ``g`` separates the positives (literal,

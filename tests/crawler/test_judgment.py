@@ -913,6 +913,33 @@ def test_pages_of_a_few_sentences_are_reached_by_rounds_after_the_first(seed: in
     assert len(pushed) >= len(first) + 0.2 * len(football)
 
 
+def test_no_page_is_refitted_over_until_a_fit_could_have_its_positives(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # a refit passes over every page seen: tried on every page of a site that seldom prints
+    # the user's words, the judgment's CPU grew with the square of the visit
+    refits: list[int] = []
+    real = Judge._refit
+
+    def counted(judge: Judge) -> None:
+        refits.append(len(judge.seen))
+        real(judge)
+
+    monkeypatch.setattr(Judge, "_refit", counted)
+    pages = rare_visit(random.Random(3))
+    says = [i for i, page in enumerate(pages) if "足球" in page.title]
+    judge = Judge(profile())
+    pushed = {page.url for page in pages[: says[3]] if judge.judge(page).relevant}
+    assert not refits and judge.model is None  # three pages print 足球: no fit has its four
+    pushed |= pushed_in(judge, pages[says[3] :])
+    assert refits and judge.model is not None
+    # the same pages judged with a refit tried on every page: the same decisions
+    monkeypatch.setattr(Judge, "_enough_positives", lambda judge: True)
+    refits.clear()
+    assert pushed_in(Judge(profile()), pages) == pushed
+    assert refits[0] == Judge(profile()).params["min_items"]
+
+
 def test_during_a_visit_only_pages_that_say_the_keyword_are_pushed_at_once() -> None:
     judge = Judge(profile())
     pages = visit(random.Random(11), 300)
