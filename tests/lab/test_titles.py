@@ -13,18 +13,26 @@ crawls, how far a replay moves by itself, …"), and one order made the comparis
 
 from __future__ import annotations
 
+import functools
 import json
 import random
 from pathlib import Path
 
 import pytest
 
-from crawler import Judge, TopicProfile
+from crawler import Judge, Page, TopicProfile
 from crawler.parse import parse_html
 from lab.builder import TITLES, build, url_to_file
 
 ORDERS = (1, 2, 3)
 """The shuffles each web is judged in."""
+
+
+@functools.cache
+def parsed(web: Path, url: str) -> Page:
+    """A page of the web, parsed once for every order it is judged in (judging reads it)."""
+    host, rel = url_to_file(url)
+    return parse_html((web / "sites" / host / rel).read_bytes(), url)
 
 
 def judged_f1(web: Path, order: int) -> float:
@@ -33,9 +41,7 @@ def judged_f1(web: Path, order: int) -> float:
     judge = Judge(TopicProfile.from_keywords(["足球"]))
     pushed = set()
     for record in records:
-        host, rel = url_to_file(record["url"])
-        page = parse_html((web / "sites" / host / rel).read_bytes(), record["url"])
-        if judge.judge(page).relevant:
+        if judge.judge(parsed(web, record["url"])).relevant:
             pushed.add(record["url"])
     pushed |= {url for url, _ in judge.finish()}
     relevant = {r["url"] for r in records if r["kind"] == "article" and r["football"]}
