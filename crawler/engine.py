@@ -260,6 +260,7 @@ class _Crawl:
             strategy.attach(self.judge)  # type: ignore[attr-defined]
             strategy.load(config.strategy_state)  # type: ignore[attr-defined]
         self.rescore = getattr(strategy, "rescore", None)
+        self.fresh = getattr(strategy, "fresh", None)
         self.seed_urls = [u for u in (urls.canonicalize(s) for s in seeds) if u]
         if not self.seed_urls:
             raise ValueError("no crawlable seed URL")
@@ -317,7 +318,7 @@ class _Crawl:
             and len(self.pending) < self.concurrency
             and self.scheduled < self.config.max_pages
         ):
-            entry = self.frontier.pop()
+            entry = self.frontier.pop(self.fresh)
             if entry is None:
                 break
             self.scheduled += 1

@@ -9,6 +9,8 @@ Rules:
 * **per-host fairness**: ``pop`` returns the best URL whose host has fewer than ``per_host``
   URLs in flight (released with ``done``), so one slow host never blocks the crawl; the
   politeness delay itself is the fetcher's job.
+* **lazy update**: given the strategy's ``fresh`` view, ``pop`` queues a best URL whose
+  priority has fallen since it was queued again at the new one before handing anything out.
 
 Memory: the seen-set is a ``set`` of 64-bit URL hashes (no strings), about 60–70 bytes per
 seen URL; a queued URL additionally holds its entry and string (``timelypush bench ranking``
@@ -31,6 +33,10 @@ __all__ = ["ANCHOR_CHARS", "Entry", "Frontier"]
 
 ANCHOR_CHARS = 200
 """At most this much anchor text is kept per queued URL."""
+
+STALE = 1e-3
+"""How far below its queued priority an entry's fresh one must fall for ``pop`` to queue it
+again."""
 
 
 @dataclass(slots=True)
@@ -140,8 +146,14 @@ class Frontier:
                 return
             heapq.heappop(heap)
 
-    def pop(self) -> Entry | None:
-        """The best queued URL whose host has a free slot (None if there is none right now)."""
+    def pop(self, fresh: Callable[[Entry], float] | None = None) -> Entry | None:
+        """The best queued URL whose host has a free slot (None if there is none right now).
+
+        ``fresh``: the entry's priority as the strategy sees it now. A best entry whose
+        priority has fallen since it was queued (by more than ``STALE``) is queued again at
+        the new one and the best is sought again (a lazy update: between re-prioritisations
+        of the whole queue, what the crawl learned from the last pages counts before a link
+        is fetched, not after a run of links queued on an older view)."""
         deferred: list[tuple[float, int, str]] = []
         found: Entry | None = None
         while self._hosts:
@@ -160,6 +172,16 @@ class Frontier:
             if self._inflight.get(host, 0) >= self.per_host:
                 deferred.append(item)
                 continue
+            if fresh is not None:
+                _, _, top = heap[0]
+                entry = self._queued[top]
+                now = float(fresh(entry))
+                if now < entry.priority - STALE:
+                    entry.priority = now
+                    entry.seq = next(self._seq)
+                    heapq.heapreplace(heap, (-now, entry.seq, top))
+                    heapq.heappush(self._hosts, (heap[0][0], heap[0][1], host))
+                    continue
             _, _, key = heapq.heappop(heap)
             found = self._queued.pop(key)
             self._shrink()

@@ -56,7 +56,9 @@ Hubs are fetched for discovery and never count as harvest. Every ``rescore_every
 (every tenth of the pages fetched so far, at least 5, early in a visit; and after each refit
 of the model) the whole frontier is re-prioritised with what has been
 learned since the links were found, so a section learned to be off-topic is abandoned and
-anchors that say the model's learned words rise.
+anchors that say the model's learned words rise. In between, a link whose URL pattern has
+turned out a dead end (every page under it a hub that revealed no new item link: a course's
+empty syllabus page) is priced again before it is fetched (``fresh``).
 
 **Fast start.** Before anything is judged, only what the user gave and the seed page shows
 count: a keyword or synonym in a navigation label, a headline or the section a URL names
@@ -212,6 +214,7 @@ class Steering(_Base):
         "seed_item": 0.5,
         "known": 0.1,
         "open_same": 1.0,
+        "fresh": 1.0,
     }
 
     def __init__(self, profile: TopicProfile, params: dict[str, Any] | None = None) -> None:
@@ -576,6 +579,27 @@ class Steering(_Base):
             return self.priority(entry.url, a, self._sibling(parent))
 
         frontier.reprioritize(again)
+
+    def fresh(self, entry: Entry) -> float:
+        """A queued link's priority as it stands now where its URL pattern has turned out a
+        dead end (every page fetched under it a hub that revealed no new item link), else as
+        it was queued: the frontier asks before it hands the link out, and queues it again
+        if it has fallen (``Frontier.pop``). The whole queue is re-prioritised only every so
+        many pages; in between, the links queued on an older view were fetched one after
+        another on it — on a university's site, thirty links to courses' syllabus and grades
+        pages in a row, each page empty, when the first two had shown what that URL pattern
+        holds. Only there: asked of every link, the statistics of a one-keyword topic's
+        first items (which the judgment did not yet know as the topic's) drew its crawl out
+        of the sections it had to learn from (an academic web, two fetches at a time, harvest
+        0.24 → 0.20 over four webs)."""
+        link = self.links.get(entry.url) if self.params["fresh"] else None
+        if link is None:  # a seed, or a link queued before a restart: as it was queued
+            return entry.priority
+        stat = self.stats.get(self._keys(entry.url)[-1])
+        if stat is None or stat.items or stat.opened:
+            return entry.priority
+        a, parent = link
+        return self.priority(entry.url, a, self._sibling(parent))
 
     def _recount(self) -> None:
         """Count each item this visit fetched at the probability the judgment gives it now

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from crawler.frontier import Frontier
+from crawler.frontier import Entry, Frontier
 
 
 def drain(f: Frontier) -> list[str]:
@@ -73,3 +73,29 @@ def test_checkpoint_round_trip_requeues_in_flight() -> None:
     g = Frontier.from_dict(state)
     assert g.push(done.url, 1.0) is False
     assert drain(g) == [f"http://h.test/{i}" for i in (3, 2, 1, 0)]
+
+
+def test_a_best_entry_whose_fresh_priority_fell_is_queued_again_at_it() -> None:
+    f = Frontier()
+    for name, prio in (("a", 0.9), ("b", 0.8), ("c", 0.7)):
+        f.push(f"http://h.test/{name}", prio)
+    now = {"http://h.test/a": 0.75, "http://h.test/b": 0.5}
+    asked: list[str] = []
+
+    def fresh(entry: Entry) -> float:
+        asked.append(entry.url)
+        return now.get(entry.url, entry.priority)
+
+    # a has fallen to 0.75 and b, next, to 0.5: a is still the best
+    first = f.pop(fresh)
+    assert first is not None and first.url == "http://h.test/a"
+    assert asked == ["http://h.test/a", "http://h.test/b", "http://h.test/a"]
+    f.done(first)
+    second = f.pop(fresh)  # b waits at its new priority behind c
+    assert second is not None and second.url == "http://h.test/c"
+    assert [(e.url, e.priority) for e in f.entries()] == [("http://h.test/b", 0.5)]
+    # a priority that rose is not raised here (a re-prioritisation does that)
+    f.push("http://h.test/d", 0.4)
+    now["http://h.test/b"] = 0.95
+    third = f.pop(fresh)
+    assert third is not None and third.url == "http://h.test/b" and third.priority == 0.5

@@ -607,3 +607,28 @@ def test_links_of_a_shape_already_fetched_open_nothing_by_their_number() -> None
     # opened something
     assert steer.stats[keys[-1]].hubs == 5 and steer.stats[keys[-1]].opened == 1
     assert steer._opens(keys) == pytest.approx(2 / 6)
+
+
+def _courses_site(courses: int = 12) -> dict[str, Page]:
+    """A list of football courses' syllabus pages, then their lectures, every link saying
+    足球: a syllabus page has nothing on it (a hub that opens nothing), a lecture is a story."""
+    syllabus = [(f"/c{i}/syllabus.html", f"足球课程{i}大纲") for i in range(courses)]
+    lectures = [(f"/c{i}/l{n}.html", f"足球课程{i}第{n}讲") for i in range(courses) for n in (1, 2)]
+    pages = [hub("/", "课程列表", syllabus + lectures)]
+    pages += [hub(p, "课程大纲", []) for p, _ in syllabus]
+    pages += [page(p, f"{a}：传球与射门") for p, a in lectures]
+    return site(*pages)
+
+
+async def test_links_of_a_pattern_that_turned_out_a_dead_end_wait_without_a_rescore() -> None:
+    # the syllabus links come first and look as good as the lectures; the first syllabus
+    # pages fetched hold nothing: the rest wait behind the lectures at once, not only after
+    # the next re-prioritisation of the queue (every five fetches this early in a visit)
+    runs = {}
+    for fresh in (1.0, 0.0):
+        fetched = order(
+            await run(_courses_site(), TOPIC, "adaptive", max_pages=20, params={"fresh": fresh})
+        )
+        runs[fresh] = sum(p.endswith("syllabus.html") for p in fetched)
+    assert runs[1.0] <= 2, runs
+    assert runs[1.0] < runs[0.0], runs
