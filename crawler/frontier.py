@@ -9,8 +9,9 @@ Rules:
 * **per-host fairness**: ``pop`` returns the best URL whose host has fewer than ``per_host``
   URLs in flight (released with ``done``), so one slow host never blocks the crawl; the
   politeness delay itself is the fetcher's job.
-* **lazy update**: given the strategy's ``fresh`` view, ``pop`` queues a best URL whose
-  priority has fallen since it was queued again at the new one before handing anything out.
+* **lazy update**: given the strategy's ``fresh`` view, ``pop`` asks it for the best URL's
+  priority before handing the URL out; one that has fallen since it was queued is queued
+  again at the new priority, and the best is sought again.
 
 Memory: the seen-set is a ``set`` of 64-bit URL hashes (no strings), about 60–70 bytes per
 seen URL; a queued URL additionally holds its entry and string (``timelypush bench ranking``
