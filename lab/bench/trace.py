@@ -135,7 +135,8 @@ def markdown(report: dict[str, Any]) -> str:
     s = report["summary"]
     lines = [
         f"# Trace: {report['web']}, {report['topic']} ({report['fetches']} fetches from "
-        f"{report['seed']}{', truth as probabilities' if report['truth_probabilities'] else ''})",
+        f"{report['seed']}, {report.get('concurrency', 16)} at a time"
+        f"{', truth as probabilities' if report['truth_probabilities'] else ''})",
         "",
         f"On-topic items fetched: **{s['on_topic_items']}**; per 100 fetches: "
         + ", ".join(str(n) for n in s["per_100"]),
@@ -158,6 +159,7 @@ async def _trace(
     seed_key: str,
     truth_probabilities: bool,
     params: dict[str, float] | None = None,
+    concurrency: int = 16,
 ) -> dict[str, Any]:
     from crawler import TopicProfile
     from lab.process import lab_server
@@ -188,6 +190,7 @@ async def _trace(
             items=True,
             instance=strategy,
             params=params,
+            concurrency=concurrency,
         )
     rows = strategy.rows
     for n, row in enumerate(rows, 1):
@@ -204,6 +207,7 @@ async def _trace(
         "seed": seed,
         "fetches": pages,
         "truth_probabilities": truth_probabilities,
+        "concurrency": concurrency,
         "params": dict(params or {}),
         "rows": rows,
         "summary": summarise(rows, strategy.parts, truth, topic),
@@ -220,6 +224,13 @@ def register(bench_cli: typer.Typer) -> None:
         out: Path = typer.Option(Path("var/bench/trace"), "--out", help="Where results go."),
         pages: int = typer.Option(1000, "--pages", min=10, help="Fetches."),
         seed: str = typer.Option("sports", "--seed", help="Seed from the manifest: sports|home."),
+        concurrency: int = typer.Option(
+            16,
+            "--concurrency",
+            min=1,
+            help="Fetches at a time (the lab lets one host take them all; the service's own "
+            "limit per host is 2).",
+        ),
         truth_probabilities: bool = typer.Option(
             False,
             "--truth-probabilities",
@@ -240,7 +251,9 @@ def register(bench_cli: typer.Typer) -> None:
         params = crawl_params(param)
         logging.basicConfig(level=logging.WARNING)
         out.mkdir(parents=True, exist_ok=True)
-        report = asyncio.run(_trace(web, topic, pages, seed, truth_probabilities, params))
+        report = asyncio.run(
+            _trace(web, topic, pages, seed, truth_probabilities, params, concurrency)
+        )
         with (out / "trace.jsonl").open("w", encoding="utf-8") as f:
             for row in report.pop("rows"):
                 f.write(json.dumps(row, ensure_ascii=False) + "\n")

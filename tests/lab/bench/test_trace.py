@@ -109,3 +109,13 @@ def test_the_auc_counts_pairs_and_half_ties(on: list, off: list, expected: float
 def test_the_auc_needs_both_kinds() -> None:
     assert auc([], [1.0]) is None
     assert auc([1.0], []) is None
+
+
+def test_one_fetch_at_a_time_traces_the_same_crawl_twice(small_web: Path, tmp_path: Path) -> None:
+    # sixteen at a time the order of the fetches depends on which comes back first; one at
+    # a time each fetch is chosen with everything before it counted, and the crawl repeats
+    first, report, output = _trace(small_web, tmp_path / "a", "--concurrency", "1")
+    again, _, _ = _trace(small_web, tmp_path / "b", "--concurrency", "1")
+    assert report["concurrency"] == 1 and "1 at a time" in output
+    assert [r["url"] for r in first] == [r["url"] for r in again]
+    assert first == again
