@@ -1064,9 +1064,8 @@ class Judge:
         if have >= need:
             return True
         weak = bool(self.params["weak_positives"])
-        some = self.params["p_body_some"]
         for s in self.seen:
-            if s.positive or (weak and s.literal >= some and not s.excluded):
+            if self._literal_positive(s, weak=weak):
                 have += 1
                 if have >= need:
                     return True
@@ -1178,12 +1177,14 @@ class Judge:
         self._final_fit = self._final
         self._fitted_positives = int(sum(base)) + sum(1 for _, label in self.feedback if label)
 
-    def _literal_positive(self, seen: _Seen) -> bool:
+    def _literal_positive(self, seen: _Seen, *, weak: bool | None = None) -> bool:
         """A first positive: the user's words strongly on the page; while fewer than
-        ``warm_positives`` items have them so (``_weak``, ``weak_positives``), also twice in
-        its text, or once in a short one (``p_body_some``)."""
+        ``warm_positives`` items have them so (``_weak``, ``weak_positives``; ``weak`` says
+        instead), also twice in its text, or once in a short one (``p_body_some``)."""
+        if weak is None:
+            weak = self._weak
         return seen.positive or (
-            self._weak and seen.literal >= self.params["p_body_some"] and not seen.excluded
+            weak and seen.literal >= self.params["p_body_some"] and not seen.excluded
         )
 
     def _short(self, seen: _Seen) -> bool:

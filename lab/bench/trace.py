@@ -135,7 +135,7 @@ def markdown(report: dict[str, Any]) -> str:
     s = report["summary"]
     lines = [
         f"# Trace: {report['web']}, {report['topic']} ({report['fetches']} fetches from "
-        f"{report['seed']}, {report.get('concurrency', 16)} at a time"
+        f"{report['seed']}, {report['concurrency']} at a time"
         f"{', truth as probabilities' if report['truth_probabilities'] else ''})",
         "",
         f"On-topic items fetched: **{s['on_topic_items']}**; per 100 fetches: "

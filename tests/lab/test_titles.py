@@ -27,9 +27,10 @@ ORDERS = (1, 2, 3)
 """The shuffles each web is judged in."""
 
 
-def judged_f1(web: Path, pages: dict[str, Page], order: int) -> float:
-    """F1 of a visit that judges ``pages`` (the web's, by URL) in the shuffle ``order``."""
-    records = [json.loads(line) for line in (web / "truth.jsonl").read_text("utf-8").splitlines()]
+def judged_f1(truth: list[dict], pages: dict[str, Page], order: int) -> float:
+    """F1 of a visit that judges ``pages`` (a web's, by URL; ``truth``: its records) in the
+    shuffle ``order``."""
+    records = list(truth)
     random.Random(order).shuffle(records)
     judge = Judge(TopicProfile.from_keywords(["足球"]))
     pushed = set()
@@ -58,12 +59,14 @@ def test_the_one_keyword_topic_does_not_depend_on_how_titles_are_written(
     f1 = {}
     for titles, web in webs.items():
         # each page parsed once for the three orders it is judged in
+        truth = [json.loads(line) for line in (web / "truth.jsonl").read_text("utf-8").splitlines()]
         pages = {}
-        for line in (web / "truth.jsonl").read_text("utf-8").splitlines():
-            url = json.loads(line)["url"]
-            host, rel = url_to_file(url)
-            pages[url] = parse_html((web / "sites" / host / rel).read_bytes(), url)
-        f1[titles] = sum(judged_f1(web, pages, order) for order in ORDERS) / len(ORDERS)
+        for record in truth:
+            host, rel = url_to_file(record["url"])
+            pages[record["url"]] = parse_html(
+                (web / "sites" / host / rel).read_bytes(), record["url"]
+            )
+        f1[titles] = sum(judged_f1(truth, pages, order) for order in ORDERS) / len(ORDERS)
     assert f1["section"] > 0.3, f1  # the decision works at all on this small web
     assert f1["site"] >= 0.8 * f1["section"], f1
     assert f1["plain"] >= 0.8 * f1["section"], f1
