@@ -29,7 +29,7 @@ import asyncio
 import json
 import logging
 import time
-from collections.abc import Collection
+from collections.abc import Callable, Collection
 from pathlib import Path
 from typing import Any
 
@@ -94,8 +94,15 @@ async def _crawl(
     return fetched, matched, after
 
 
-def _judge_all(pages: list[Any], keywords: list[str], **kwargs: Any) -> tuple[set[str], Any]:
-    """Replay the visit through a model (as the service judges it); pushed URLs and the model."""
+def _judge_all(
+    pages: list[Any],
+    keywords: list[str],
+    *,
+    each: Callable[[Any, Any], None] | None = None,
+    **kwargs: Any,
+) -> tuple[set[str], Any]:
+    """Replay the visit through a model (as the service judges it); pushed URLs and the model.
+    ``each(page, judge)`` is called after each page is judged (before the visit's end)."""
     from crawler import Judge, TopicProfile
 
     judge = Judge(TopicProfile.from_keywords(keywords), **kwargs)
@@ -104,6 +111,8 @@ def _judge_all(pages: list[Any], keywords: list[str], **kwargs: Any) -> tuple[se
         page.tokens = None
         if judge.judge(page).relevant:
             pushed.add(page.final_url)
+        if each is not None:
+            each(page, judge)
     pushed |= {url for url, _ in judge.finish()}
     return pushed, judge
 

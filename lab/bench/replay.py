@@ -18,7 +18,10 @@ state the one before saved, and counts each visit's pushes (``_visits``): what a
 visited again and again pushes, visit after visit, as the crawl moves on to other parts of the
 site. With ``--param NAME=VALUE`` (repeatable; a name in ``crawler.judgment.JUDGE_DEFAULTS``)
 every judgment of the replay takes that parameter: a setting compared with the default on the
-same pages, by two runs of the command.
+same pages, by two runs of the command. With ``--ranking N`` it also reports, every N pages,
+how well the visit's own probabilities rank the on-topic items judged so far (``Ranking``): the
+crawl steers by those values while the end of the visit pushes by its last fit, and the two can
+be far apart.
 
 The kept crawls are Python pickles, which can run code when read: replay only a folder that
 ``bench match --keep`` wrote on this machine.
@@ -70,20 +73,23 @@ def save_capture(
     return target
 
 
-def replay_one(job: tuple[Path, int, int, int, dict[str, float], bool]) -> dict[str, Any]:
+def replay_one(job: tuple[Path, int, int, int, dict[str, float], bool, int]) -> dict[str, Any]:
     """Judge one kept crawl again: F1 of the replayed decision (and after the clicks); with a
     revisit size, also its revisits' counts (``_revisits``); with a visit size (and the first
-    visit's, 0: the same), its consecutive visits' counts (``_visits``). Every judgment of it
-    takes the job's judgment ``params`` (``JUDGE_DEFAULTS`` keys; none: the defaults)."""
+    visit's, 0: the same), its consecutive visits' counts (``_visits``); with a ranking step,
+    how well the visit's probabilities ranked its on-topic items as it went (``Ranking``).
+    Every judgment of it takes the job's judgment ``params`` (``JUDGE_DEFAULTS`` keys; none:
+    the defaults)."""
     from lab.bench.match import _judge_all, _prf, feedback_clicks
     from lab.truth import Truth
 
-    path, revisit, visit, first, params, second = job
+    path, revisit, visit, first, params, second, step = job
     data = pickle.loads(path.read_bytes())  # noqa: S301 (files `bench match --keep` wrote)
     pages, topic, keywords = data["pages"], data["topic"], data["keywords"]
     truth = Truth.load(Path(data["web"]))
     relevant = _on_topic(pages, truth, topic)
-    pushed, judge = _judge_all(pages, keywords, params=params)
+    ranking = Ranking(relevant, step) if step else None
+    pushed, judge = _judge_all(pages, keywords, params=params, each=ranking)
     out: dict[str, Any] = {
         "crawl": path.name.removesuffix(SUFFIX),
         "web": Path(data["web"]).name,
@@ -91,6 +97,8 @@ def replay_one(job: tuple[Path, int, int, int, dict[str, float], bool]) -> dict[
         "topic": topic,
         "model": _prf(pushed, relevant),
     }
+    if ranking is not None:
+        out["ranking"] = {"during": ranking.during, "end": ranking.auc(judge)}
     if topic == "football":
         clicks = feedback_clicks(pages, pushed, relevant)
         after, _ = _judge_all(pages, keywords, state=judge.state(), feedback=clicks, params=params)
@@ -111,6 +119,37 @@ def replay_one(job: tuple[Path, int, int, int, dict[str, float], bool]) -> dict[
         )
         out["one_visit"] = _pushes(whole, covered, truth, topic)
     return out
+
+
+class Ranking:
+    """How well a visit's own probabilities rank its on-topic items while it runs: every
+    ``step`` pages (distinct URLs), the area under the ROC curve (on-topic items over the
+    other items) of each item's probability now (``Judge.probability_now``: what the crawl's
+    steering counts a fetched item at) over the items judged so far, as ``[pages, auc]`` in
+    ``during``. The crawl steers by these values; the end of the visit pushes by its last
+    fit. Called by ``_judge_all`` after each page."""
+
+    def __init__(self, relevant: set[str], step: int) -> None:
+        self.relevant = relevant
+        self.step = step
+        self.pages: dict[str, None] = {}
+        self.during: list[list[float | None]] = []
+
+    def __call__(self, page: Any, judge: Any) -> None:
+        self.pages[page.final_url] = None
+        n = len(self.pages)
+        if n % self.step == 0 and n > len(self.during) * self.step:
+            self.during.append([n, self.auc(judge)])
+
+    def auc(self, judge: Any) -> float | None:
+        """The AUC over the items judged so far, at their probability now (None until both
+        kinds are among them)."""
+        from crawler.judgment import roc_auc
+
+        now = [(url, judge.probability_now(url)) for url in self.pages]
+        pos = [p for url, p in now if p is not None and url in self.relevant]
+        neg = [p for url, p in now if p is not None and url not in self.relevant]
+        return round(roc_auc(pos, neg), 3) if pos and neg else None
 
 
 def _second(
@@ -347,17 +386,21 @@ def replay(
     first: int = 0,
     params: dict[str, float] | None = None,
     second: bool = False,
+    ranking: int = 0,
 ) -> dict[str, Any]:
     """Judge every kept crawl in ``folder``, each in a fresh process (with ``revisit``, also
     its revisits of that many pages; with ``visit``, as visits of that many pages after a
-    first of ``first``; with ``params``, every judgment with those judgment parameters)."""
+    first of ``first``; with ``params``, every judgment with those judgment parameters; with
+    ``ranking``, the ranking of its items every that many pages: ``Ranking``)."""
     paths = sorted(folder.glob(f"*{SUFFIX}"))
     if not paths:
         raise typer.BadParameter(f"no kept crawls (*{SUFFIX}) in {folder}", param_hint="FOLDER")
     context = multiprocessing.get_context("spawn")
     runs = []
     with context.Pool(workers, maxtasksperchild=1) as pool:
-        jobs = [(path, revisit, visit, first, dict(params or {}), second) for path in paths]
+        jobs = [
+            (path, revisit, visit, first, dict(params or {}), second, ranking) for path in paths
+        ]
         for done, run in enumerate(pool.imap(replay_one, jobs, chunksize=1), 1):
             runs.append(run)
             after = run.get("after_feedback", {}).get("f1")
@@ -377,7 +420,55 @@ def replay(
     if visit:
         report["visits"] = visit_summary(runs)
         report["one_visit"] = one_visit_summary(runs)
+    if ranking:
+        report["ranking"] = ranking_summary(runs)
     return report
+
+
+def ranking_summary(runs: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Per web and topic (in the order first seen): the mean AUC of the crawls' rankings
+    (``Ranking``) at each point every crawl of the group reached with both kinds of item, and
+    after the end of the visit."""
+    groups: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    for run in runs:
+        groups.setdefault((run["web"], run["topic"]), []).append(run["ranking"])
+    out = []
+    for (web, topic), rankings in groups.items():
+        points: dict[int, list[float]] = {}
+        for r in rankings:
+            for pages, auc in r["during"]:
+                if auc is not None:
+                    points.setdefault(int(pages), []).append(auc)
+        during = [
+            [pages, round(statistics.mean(aucs), 3)]
+            for pages, aucs in sorted(points.items())
+            if len(aucs) == len(rankings)
+        ]
+        ends = [r["end"] for r in rankings if r["end"] is not None]
+        end = round(statistics.mean(ends), 3) if len(ends) == len(rankings) else None
+        out.append(
+            {"web": web, "topic": topic, "crawls": len(rankings), "during": during, "end": end}
+        )
+    return out
+
+
+def ranking_markdown(rows: list[dict[str, Any]], step: int) -> str:
+    """One row per web and topic: the mean AUC at each point (``–`` where a group has none)
+    and after the end of the visit."""
+    points = sorted({pages for r in rows for pages, _ in r["during"]})
+    head = ["web", "topic", "crawls", *(f"at {p}" for p in points), "end of the visit"]
+    table = []
+    for r in rows:
+        at = dict((pages, auc) for pages, auc in r["during"])
+        cells = [f"{at[p]:.3f}" if p in at else "–" for p in points]
+        end = f"{r['end']:.3f}" if r["end"] is not None else "–"
+        table.append([r["web"], r["topic"], r["crawls"], *cells, end])
+    note = (
+        f"How the visit's own probabilities ranked its on-topic items above the others (area "
+        f"under the ROC curve, mean of the crawls), every {step} pages while it ran and after "
+        "its end:\n\n"
+    )
+    return note + _table(head, table)
 
 
 def second_summary(runs: list[dict[str, Any]]) -> list[tuple[str, str, dict[str, Any]]]:
@@ -466,10 +557,18 @@ def register(bench_cli: typer.Typer) -> None:
             help="Also: the second visits `bench match --second --keep` kept, judged from "
             "their first visit's state; what they push.",
         ),
+        ranking: int = typer.Option(
+            0,
+            "--ranking",
+            min=0,
+            help="Also: every this many pages, how well the visit's own probabilities (what "
+            "the crawl steers by) rank the on-topic items judged so far, and after its end "
+            "(area under the ROC curve; 0: no).",
+        ),
     ) -> None:
         """F1 of the push decision judged again on kept crawls (no crawling)."""
         params = judgment_params(param)
-        report = replay(folder, workers, revisit, visit, first, params, second)
+        report = replay(folder, workers, revisit, visit, first, params, second, ranking)
         out.mkdir(parents=True, exist_ok=True)
         (out / "replay.json").write_text(json.dumps(report, indent=1), encoding="utf-8")
         text = params_note(params) + markdown(report)
@@ -485,6 +584,8 @@ def register(bench_cli: typer.Typer) -> None:
         if visit:
             text += "\n\n" + visits_markdown(report["visits"], visit, first)
             text += "\n\n" + one_visit_markdown(report["one_visit"], visit, first)
+        if ranking:
+            text += "\n\n" + ranking_markdown(report["ranking"], ranking)
         (out / "replay.md").write_text(text + "\n", encoding="utf-8")
         typer.echo(text)
         typer.echo(f"wrote {out / 'replay.json'} and {out / 'replay.md'}")

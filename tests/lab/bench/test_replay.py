@@ -332,3 +332,77 @@ def test_a_second_visit_counts_a_page_pushed_once_and_sorts_items_by_when_they_a
         "again": {"fetched": 3, "on_topic": 2, "right": 1, "wrong": 1},
         "first": {"fetched": 2, "on_topic": 1, "right": 1, "wrong": 0},
     }
+
+
+def test_the_ranking_reads_the_visits_own_probabilities_as_it_went_and_after_its_end(
+    small_web: Path, replayed: tuple[Path, Path, str], tmp_path: Path
+) -> None:
+    import pickle
+
+    from app.cli import cli
+    from crawler import Judge, TopicProfile
+    from crawler.judgment import roc_auc
+    from lab.bench.match import _judge_all
+    from lab.bench.replay import _on_topic
+    from lab.truth import Truth
+
+    kept, _, _ = replayed
+    options = ["--workers", "1", "--ranking", "20", "--out", str(tmp_path)]
+    result = CliRunner().invoke(cli, ["bench", "replay", str(kept), *options])
+    assert result.exit_code == 0, result.output
+    assert "every 20 pages while it ran" in result.output
+    report = json.loads((tmp_path / "replay.json").read_text(encoding="utf-8"))
+    truth = Truth.load(small_web)
+
+    def auc(judge: Judge, urls: list[str], relevant: set[str]) -> float | None:
+        now = [(u, judge.probability_now(u)) for u in urls]
+        pos = [p for u, p in now if p is not None and u in relevant]
+        neg = [p for u, p in now if p is not None and u not in relevant]
+        return round(roc_auc(pos, neg), 3) if pos and neg else None
+
+    for run in report["crawls"]:
+        data = pickle.loads((kept / f"{run['crawl']}.crawl.pickle").read_bytes())
+        pages, keywords = data["pages"], data["keywords"]
+        relevant = _on_topic(pages, truth, run["topic"])
+        urls = list(dict.fromkeys(p.final_url for p in pages))
+        ranking = run["ranking"]
+        assert [n for n, _ in ranking["during"]] == list(range(20, len(urls) + 1, 20))
+        # each point: a fresh judge that has read the pages up to it, its probabilities now
+        judge = Judge(TopicProfile.from_keywords(keywords))
+        seen: list[str] = []
+        points = dict(ranking["during"])
+        for page in pages:
+            page.tokens = None
+            judge.judge(page)
+            if page.final_url not in seen:
+                seen.append(page.final_url)
+                if len(seen) in points:
+                    assert points[len(seen)] == auc(judge, seen, relevant)
+        _, judge = _judge_all(pages, keywords)
+        assert ranking["end"] == auc(judge, urls, relevant)
+        assert ranking["end"] is not None
+    rows = {row["topic"]: row for row in report["ranking"]}
+    assert set(rows) == {"sports", "football"}
+    for run in report["crawls"]:
+        assert rows[run["topic"]]["end"] == run["ranking"]["end"]  # one crawl: its own
+
+
+def test_the_ranking_summary_keeps_the_points_every_crawl_reached() -> None:
+    from lab.bench.replay import ranking_markdown, ranking_summary
+
+    def run(topic: str, during: list[list[Any]], end: float | None) -> dict[str, Any]:
+        return {"web": "w", "topic": topic, "ranking": {"during": during, "end": end}}
+
+    runs = [
+        run("football", [[10, 0.5], [20, 0.7], [30, 0.9]], 0.9),
+        run("football", [[10, None], [20, 0.6]], 0.8),
+        run("sports", [[10, 1.0]], None),
+    ]
+    rows = ranking_summary(runs)
+    assert rows == [
+        {"web": "w", "topic": "football", "crawls": 2, "during": [[20, 0.65]], "end": 0.85},
+        {"web": "w", "topic": "sports", "crawls": 1, "during": [[10, 1.0]], "end": None},
+    ]
+    table = ranking_markdown(rows, 10)
+    assert "| w | football | 2 | – | 0.650 | 0.850 |" in table
+    assert "| w | sports | 1 | 1.000 | – | – |" in table
