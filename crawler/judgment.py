@@ -39,15 +39,15 @@ labelled data from the user:
 5. **Self-training** — the literal positives are few and narrow (the pages that print the
    word). Once the visit has ``warm_items`` items, and again at its end, the unlabelled items the
    fit judges relevant (probability ≥ ``expand_at``) join the positives, weighted by that
-   probability, and the model is fitted again: ``expand_visit`` rounds during the visit,
-   ``expand`` at its end, then ``expand_long`` in which only pages of a few sentences or more
-   come and go, then ``expand_short`` in which only pages with few words (headlines) still
-   come and go, at probability ≥ ``expand_at_late`` — a long story shares enough words with
-   the topic to be reached in the first rounds, a headline is reached a word at a time —
-   only while the literal positives are under ``expand_share`` of the items: on a
-   coarse topic they already cover it, and what self-training adds is mostly the off-topic
-   pages next to it (during the visit it also steered the crawl astray). A page with the
-   user's verdict keeps it and is never added.
+   probability, and the model is fitted again: ``expand_visit`` rounds during the visit (the
+   crawl steers by those fits), ``expand`` at its end, then ``expand_long`` in which only
+   pages of a few sentences or more come and go, then ``expand_short`` in which only pages
+   with few words (headlines) still come and go, at probability ≥ ``expand_at_late`` — a
+   long story shares enough words with the topic to be reached in the first rounds, a
+   headline is reached a word at a time — only while the literal positives are under
+   ``expand_share`` of the items: on a coarse topic they already cover it, and what
+   self-training adds is mostly the off-topic pages next to it (during the visit it also
+   steered the crawl astray). A page with the user's verdict keeps it and is never added.
 6. **Probability** — ``1 − (1 − p_literal)(1 − p_model)``: either kind of evidence can carry a
    page, neither has to. During a visit the model pushes only once it was fitted on
    ``warm_items`` items with ``warm_positives`` positives, and pushes at once only what the
@@ -145,7 +145,7 @@ JUDGE_DEFAULTS: dict[str, float] = {
     "expand_weight": 1.0,
     "expand_growth": 100,
     "push_now": 0.9,
-    "expand_visit": 1,
+    "expand_visit": 6,
     "prior_hold": 1.0,
     "expand_share": 0.3,
     "background": 1.0,
@@ -1122,7 +1122,11 @@ class Judge:
                 else 0
             )
         else:
-            # during the visit: fewer rounds (cheaper), once the visit has enough items
+            # during the visit, once it has enough items: the rounds of the end's first phase
+            # (``expand_visit``, as many as ``expand``), not its later ones. The crawl steers
+            # by these fits: with one round the visit's probabilities ranked a one-keyword
+            # topic's pages far below what the end then found, and the crawl followed
+            # (docs/benchmarks.md, "Six self-training rounds during a visit")
             warm = len(items) >= p["warm_items"]
             rounds = int(min(p["expand"], p["expand_visit"])) if warm and narrow else 0
         vetoed = self._veto(items, base) if rounds else None

@@ -668,6 +668,26 @@ def test_self_training_finds_the_topic_pages_the_literal_ones_alone_miss() -> No
     assert judge.judge(zhongchao(), observe=False).relevant
 
 
+def test_during_a_visit_self_training_rounds_reach_the_topic_the_crawl_steers_by() -> None:
+    # the crawl counts each fetched item at the probability the visit's model gives it now:
+    # with one round during the visit, fewer of the topic's pages that never print the
+    # keyword stand above the threshold before the end than with the rounds the end starts with
+    pages = sparse_visit(random.Random(5), 600)
+    football = {page.url for i, page in enumerate(pages) if i % 3 == 0}
+    unsaid = [page.url for page in pages if "足球" not in page.title + page.text]
+
+    def above(judge: Judge) -> set[str]:
+        for page in pages:
+            judge.judge(page)
+        return {u for u in unsaid if (judge.probability_now(u) or 0.0) >= judge.threshold}
+
+    one = above(Judge(profile(), params={"expand_visit": 1}))
+    rounds = above(Judge(profile()))
+    assert one <= football and rounds <= football  # nothing off-topic either way
+    assert len(rounds) > len(one)
+    assert len(rounds & football) >= 0.9 * len(football & set(unsaid))
+
+
 def test_where_no_page_prints_the_words_strongly_the_pages_that_mention_them_teach() -> None:
     # no title says 足球 and no page says it three times: a site that splits its stories over
     # several short pages (a course page and its lectures) or seldom names the topic; the
