@@ -138,18 +138,18 @@ class Ranking:
     def __call__(self, page: Any, judge: Any) -> None:
         self.pages[page.final_url] = None
         n = len(self.pages)
-        if n % self.step == 0 and n > len(self.during) * self.step:
+        if n == (len(self.during) + 1) * self.step:  # a page seen again does not count twice
             self.during.append([n, self.auc(judge)])
 
     def auc(self, judge: Any) -> float | None:
         """The AUC over the items judged so far, at their probability now (None until both
         kinds are among them)."""
-        from crawler.judgment import roc_auc
+        from lab.bench.trace import auc
 
         now = [(url, judge.probability_now(url)) for url in self.pages]
         pos = [p for url, p in now if p is not None and url in self.relevant]
         neg = [p for url, p in now if p is not None and url not in self.relevant]
-        return round(roc_auc(pos, neg), 3) if pos and neg else None
+        return auc(pos, neg)
 
 
 def _second(
@@ -459,7 +459,7 @@ def ranking_markdown(rows: list[dict[str, Any]], step: int) -> str:
     head = ["web", "topic", "crawls", *(f"at {p}" for p in points), "end of the visit"]
     table = []
     for r in rows:
-        at = dict((pages, auc) for pages, auc in r["during"])
+        at = dict(r["during"])
         cells = [f"{at[p]:.3f}" if p in at else "–" for p in points]
         end = f"{r['end']:.3f}" if r["end"] is not None else "–"
         table.append([r["web"], r["topic"], r["crawls"], *cells, end])
