@@ -146,6 +146,7 @@ JUDGE_DEFAULTS: dict[str, float] = {
     "expand_growth": 100,
     "push_now": 0.9,
     "expand_visit": 6,
+    "visit_share": 0.5,
     "prior_hold": 1.0,
     "expand_share": 0.3,
     "background": 1.0,
@@ -1076,10 +1077,11 @@ class Judge:
         and 👍) from the rest; ``c`` = mean held-out ``g`` over the literal positives (2-fold
         cross-fit); P(relevant) = g / c. Once the visit has ``warm_items`` items (or at its
         end), up to ``expand`` more rounds follow: the unlabelled items the last fit judges
-        relevant (probability ≥ ``expand_at``, at most ``expand_growth`` × the positives) join
-        the positives for the next fit, weighted by that probability — the topic's pages that
-        never print the keyword teach the model what the literal ones alone cannot. At the end
-        of a visit ``expand_long`` rounds follow in which only pages of at least
+        relevant (probability ≥ ``expand_at``, at most ``expand_growth`` × the positives, and
+        during the visit so many that the positives make at most ``visit_share`` of the items)
+        join the positives for the next fit, weighted by that probability — the topic's pages
+        that never print the keyword teach the model what the literal ones alone cannot. At
+        the end of a visit ``expand_long`` rounds follow in which only pages of at least
         ``long_words`` words come and go (a few sentences: a course page or a lecture holding
         part of a story, reached a few more each round; a headline is not), then
         ``expand_short`` rounds in which the long pages stay as they are and only short ones
@@ -1150,6 +1152,15 @@ class Judge:
                 if not base[i] and i not in judged and not items[i].excluded
             }
             cap = int(p["expand_growth"] * max(1.0, sum(base)))
+            if not self._final and p["visit_share"]:
+                # during a visit the rounds take at most ``visit_share`` of the items as
+                # positives, the literal ones included: a crawl that steers well fetches
+                # mostly the topic, and rounds that took nearly every item (on a web whose
+                # URLs and titles name no section, 197 of 201, 626 of 653) left nothing to
+                # contrast the topic with, and the off-topic items the crawl had fetched led
+                # on at the topic's probability (docs/benchmarks.md, "Half the items at most
+                # during a visit"). The end of the visit reads the whole site: no cap there.
+                cap = min(cap, max(0, int(p["visit_share"] * len(items) - sum(base))))
             # past ``expand`` rounds (only the end of a visit has any) only pages of a few
             # sentences come and go (``expand_long``), then only short ones (``_short``); the
             # others stay as they are
