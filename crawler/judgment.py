@@ -1156,10 +1156,11 @@ class Judge:
                 # during a visit the rounds take at most ``visit_share`` of the items as
                 # positives, the literal ones included: a crawl that steers well fetches
                 # mostly the topic, and rounds that took nearly every item (on a web whose
-                # URLs and titles name no section, 197 of 201, 626 of 653) left nothing to
-                # contrast the topic with, and the off-topic items the crawl had fetched led
-                # on at the topic's probability (docs/benchmarks.md, "Half the items at most
-                # during a visit"). The end of the visit reads the whole site: no cap there.
+                # URLs and titles name no section, 197 of 201, 626 of 653) left little to
+                # contrast the topic with: the probabilities the crawl steered by ranked the
+                # visit's items at 0.60–0.77, capped at 0.81–0.85 (docs/benchmarks.md, "Half
+                # the items at most during a visit"). The end of the visit reads the whole
+                # site: no cap there.
                 cap = min(cap, max(0, int(p["visit_share"] * len(items) - sum(base))))
             # past ``expand`` rounds (only the end of a visit has any) only pages of a few
             # sentences come and go (``expand_long``), then only short ones (``_short``); the
