@@ -1133,6 +1133,18 @@ class Judge:
             rounds = int(min(p["expand"], p["expand_visit"])) if warm and narrow else 0
         vetoed = self._veto(items, base) if rounds else None
         lonely = self._lonely(items, base) if rounds and (p["knn"] or p["knn_short"]) else None
+        # how many items the rounds may take (the same in every round)
+        cap = int(p["expand_growth"] * max(1.0, sum(base)))
+        if not self._final and p["visit_share"]:
+            # during a visit the rounds take at most ``visit_share`` of the items as
+            # positives, the literal ones included: a crawl that steers well fetches
+            # mostly the topic, and rounds that took nearly every item (on a web whose
+            # URLs and titles name no section, 197 of 201, 626 of 653) left little to
+            # contrast the topic with: the probabilities the crawl steered by ranked the
+            # visit's items at 0.60–0.77, capped at 0.81–0.85 (docs/benchmarks.md, "Half
+            # the items at most during a visit"). The end of the visit reads the whole
+            # site: no cap there.
+            cap = min(cap, max(0, int(p["visit_share"] * len(items) - sum(base))))
         expanded: dict[int, float] = {}
         round_ = -1
         while round_ < rounds:
@@ -1151,17 +1163,6 @@ class Judge:
                 for i, z in enumerate(held)
                 if not base[i] and i not in judged and not items[i].excluded
             }
-            cap = int(p["expand_growth"] * max(1.0, sum(base)))
-            if not self._final and p["visit_share"]:
-                # during a visit the rounds take at most ``visit_share`` of the items as
-                # positives, the literal ones included: a crawl that steers well fetches
-                # mostly the topic, and rounds that took nearly every item (on a web whose
-                # URLs and titles name no section, 197 of 201, 626 of 653) left little to
-                # contrast the topic with: the probabilities the crawl steered by ranked the
-                # visit's items at 0.60–0.77, capped at 0.81–0.85 (docs/benchmarks.md, "Half
-                # the items at most during a visit"). The end of the visit reads the whole
-                # site: no cap there.
-                cap = min(cap, max(0, int(p["visit_share"] * len(items) - sum(base))))
             # past ``expand`` rounds (only the end of a visit has any) only pages of a few
             # sentences come and go (``expand_long``), then only short ones (``_short``); the
             # others stay as they are
