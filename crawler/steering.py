@@ -21,8 +21,13 @@ A link's priority is the expected on-topic item harvest of fetching it::
     for "sports");
   - **P** is what the link's parent page led to (sibling statistics): the mean judged
     probability of the items it linked to that were fetched, shrunk towards what was expected
-    of the parent itself — its own probability for an item; for a hub, half its own
-    probability (or its link's text), half what *its* parent led to;
+    of the parent itself — for an item, its own probability times **R**, what the items'
+    links have turned out to be against their parents' probability so far (Σ the fetched
+    children's probability ÷ Σ their parents' probability, over the items whose links were
+    followed; at most 1; ``item_links``): a story's page also links to the site's "most read"
+    and other sections' stories, and an on-topic story's links are on its topic less often
+    than the story is; for a hub, half its own probability (or its link's text), half what
+    *its* parent led to;
   - **S** is the mean judged probability of the items fetched from the link's site section
     and URL pattern, shrunk step by step: the mean over the hosts explored so far (one vote
     per host) → the host → the section (first directory of the path) → the pattern, each by
@@ -31,7 +36,12 @@ A link's priority is the expected on-topic item harvest of fetching it::
     counts the same (below), and without it the crawl stayed on whichever host it started
     on: in two of four crawls of the English lab web, fetches 100–400 went almost all to the
     seed's mixed-category host, and the sport host found by fetch 70 got 3–8 of them.
-* **E_hub** — a hub is worth what it opens: ``hub · max(A, (S + P) / 2, H) · Y``, where **Y**
+* **E_hub** — a hub is worth what it opens: ``D · Y``, where **D** is
+  ``hub · max(A, (S + P) / 2, H)`` shrunk towards what the hubs fetched in the link's
+  directory, then under its URL pattern, led to — the mean judged probability of the items
+  fetched through them, ``hub_yield`` pseudo-items each (``/sport/list_3.html`` after
+  ``/sport/`` and ``/sport/list_2.html`` listed football; ``/tech/list_2.html`` after
+  ``/tech/`` listed none) — and **Y**
   is the share of fetched hubs that revealed new item links, under the link's URL pattern and
   its section (a calendar, a pagination trap or the "about" pages reveal only more of
   themselves, and their Y decays with every fetch) — a new link that looks like an item
@@ -215,6 +225,8 @@ class Steering(_Base):
         "known": 0.1,
         "open_same": 1.0,
         "fresh": 1.0,
+        "hub_yield": 4.0,
+        "item_links": 1.0,
     }
 
     def __init__(self, profile: TopicProfile, params: dict[str, Any] | None = None) -> None:
@@ -251,6 +263,13 @@ class Steering(_Base):
         self._counted: dict[str, tuple[float, str | None, str]] = {}
         """This visit's fetched items: the probability counted for each in the statistics,
         the parent page it was counted under and the page's URL (``_recount``)."""
+        self._is_item: dict[str, bool] = {}
+        """Fetched page → whether it is an item (as a parent: R for an item, D for a hub)."""
+        self.yields: dict[str, list[float]] = {}
+        """Hub directory or URL pattern → [summed probability, count] of the items fetched
+        through the hubs there (D)."""
+        self._item_ratio = 1.0
+        """R: what the items' links turned out to be against their parents' probability."""
 
     # -- wiring ---------------------------------------------------------------------------
     def attach(self, judge: Judge | None) -> None:
@@ -382,7 +401,7 @@ class Steering(_Base):
         lead = max(a, 0.5 * (rate + parent))
         if p["seed_hub"] and seeded is not None:
             lead = max(lead, float(p["seed_hub"]))
-        hub = float(p["hub"]) * lead * self._opens(keys)
+        hub = self._hub_yield(url, float(p["hub"]) * lead) * self._opens(keys)
         k = self._item_odds(url, keys[-1])
         fair = self._fair(keys[0])
         value = (k * item + (1.0 - k) * hub) * fair
@@ -390,6 +409,19 @@ class Steering(_Base):
             # an item fetched on an earlier visit is no harvest: it is worth what it may open
             value = max(value * float(p["known"]), hub * fair)
         return round(value, 6)
+
+    def _hub_yield(self, url: str, prior: float) -> float:
+        """D: ``prior`` shrunk towards what the hubs fetched in the URL's directory, then
+        under its URL pattern, led to (``hub_yield`` pseudo-items each)."""
+        m = float(self.params["hub_yield"])
+        if not m:
+            return prior
+        value = prior
+        for key in _hub_keys(url):
+            got = self.yields.get(key)
+            if got is not None and got[1]:
+                value = (got[0] + m * value) / (got[1] + m)
+        return value
 
     def _seed_area_of(self, url: str) -> bool | None:
         """Whether the seed's area that ``url`` lies in (its host, under its directory) is a
@@ -485,6 +517,8 @@ class Steering(_Base):
         """P: the judged probability of the items a parent page linked to (its children
         fetched so far), shrunk towards what was expected of the parent itself."""
         expected = self.expect.get(parent, 0.5)
+        if self._is_item.get(parent):
+            expected *= self._item_ratio
         kids = self.kids.get(parent)
         if kids is None:
             return expected
@@ -494,6 +528,9 @@ class Steering(_Base):
     def score_links(self, page: Page, relevance: Relevance, depth: int | None) -> list[ScoredLink]:
         probability = self._probability(page, relevance)
         here = self.links.pop(page.url, None)
+        self._is_item[page.url] = page.kind == ITEM
+        if here is not None and page.kind == ITEM and self._is_item.get(here[1]) is False:
+            self._count_yield(here[1], probability)
         if here is not None and page.kind == ITEM:
             kids = self.kids.setdefault(here[1], [0.0, 0])
             kids[0] += probability
@@ -547,6 +584,29 @@ class Steering(_Base):
         self._since_rescore += 1
         return out
 
+    def _count_yield(self, hub: str, probability: float, items: int = 1) -> None:
+        """An item fetched through ``hub``, counted in its directory's and pattern's D (with
+        ``items`` 0: an item counted there before, at a changed probability)."""
+        for key in _hub_keys(hub):
+            got = self.yields.setdefault(key, [0.0, 0.0])
+            got[0] += probability
+            got[1] += items
+
+    def _measure_item_links(self) -> None:
+        """R: Σ the probability of the items fetched through items ÷ Σ those parents'
+        probability, Laplace-smoothed towards 1 and at most 1 (from 10 children on)."""
+        if not self.params["item_links"]:
+            return
+        got = expected = 0.0
+        children = 0.0
+        for parent, kids in self.kids.items():
+            if kids[1] and self._is_item.get(parent):
+                got += kids[0]
+                expected += kids[1] * self.expect.get(parent, 0.5)
+                children += kids[1]
+        if children >= 10:
+            self._item_ratio = min(1.0, (got + 5.0) / (expected + 5.0))
+
     def rescore(self, frontier: Frontier) -> None:
         """Re-prioritise the queue with what was learned since (every ``rescore_every`` pages,
         and after the judgment's model changed)."""
@@ -561,6 +621,7 @@ class Steering(_Base):
         self._since_rescore = 0
         if changed:
             self._recount()
+        self._measure_item_links()
         links = self.links
         subjects = self._subjects()
         if self._plain and self.judge is not None and self.judge.warm:
@@ -620,6 +681,8 @@ class Steering(_Base):
             self._counted[url] = (new, parent, fetched)
             if parent is not None and parent in self.kids:
                 self.kids[parent][0] += delta
+            if parent is not None and self._is_item.get(parent) is False:
+                self._count_yield(parent, delta, 0)
             if fetched in self.expect:
                 self.expect[fetched] = new
             keys = self._keys(fetched)
@@ -631,6 +694,14 @@ class Steering(_Base):
             hosts.add(keys[0])
         for host in hosts:
             self._count_host(host)
+
+
+@functools.lru_cache(maxsize=16384)
+def _hub_keys(url: str) -> tuple[str, str]:
+    """A hub's directory (``x.com/sport/`` for ``/sport/`` and ``/sport/list_2.html``) and
+    URL pattern: where D is counted."""
+    host, path = _host_path(url)
+    return host + path[: path.rfind("/") + 1], "~" + url_pattern(url)
 
 
 def _merged(a: float, b: float) -> float:

@@ -10,7 +10,8 @@ import pytest
 
 from crawler.errors import HTTPStatusError
 from crawler.profile import TopicProfile
-from crawler.steering import url_pattern
+from crawler.relevance import Relevance
+from crawler.steering import Steering, url_pattern
 from crawler.types import Link, Page
 from tests.crawler.focus_graphs import GraphFetcher, order, page, run, site, url
 
@@ -438,6 +439,103 @@ def test_items_fetched_before_a_refit_count_at_what_the_model_says_now() -> None
     # before the model is warm an item's first judgment stands
     cold = after_refit(warm=False)
     assert cold._sibling(a) == cold._sibling(b) == pytest.approx(0.5)
+
+
+class _WarmJudge:
+    """A judgment that has learned the site: every link text scores 0, the pages' own
+    probabilities are what the test gives them."""
+
+    names_subjects = False
+    warm = True
+    model = None
+
+    def link_probability(self, text: str, *, subject: bool = True) -> float:
+        return 0.0
+
+    def link_probabilities(self, text: str) -> tuple[float, float]:
+        return 0.0, 0.0
+
+    def url_probabilities(self, url: str) -> tuple[float, float]:
+        return 0.0, 0.0
+
+    def probability_now(self, url: str) -> float | None:
+        return None
+
+
+class _Queue:
+    def reprioritize(self, again: object) -> None:
+        pass
+
+
+def _steer(params: dict[str, float] | None = None) -> Steering:
+    steer = Steering(TopicProfile.from_keywords([TOPIC]), params)
+    steer.attach(_WarmJudge())  # type: ignore[arg-type]
+    return steer
+
+
+def _fetch(steer: Steering, pg: Page, probability: float) -> None:
+    steer.score_links(pg, Relevance(0.0, 0.5, False, probability=probability), 1)
+
+
+def _item(path: str, links: list[tuple[str, str]] = ()) -> Page:  # type: ignore[assignment]
+    return replace(page(path, "报道", links), kind="item")
+
+
+def _value(steer: Steering, path: str) -> float:
+    """The priority of the queued link to ``path``, as it stands now."""
+    a, parent = steer.links[url(path)]
+    return steer.priority(url(path), a, steer._sibling(parent))
+
+
+def test_a_list_is_worth_what_the_lists_of_its_directory_led_to() -> None:
+    # Two channels of a site whose stories share one flat URL shape (/a/<id>.html), so
+    # neither the section nor the pattern of a story tells them apart: /sport/ listed five
+    # stories judged 0.9, /tech/ five judged 0.1. Their second pages, linked from a story
+    # page, are worth what the first pages led to — not hub (0.6) times a guess from the page
+    # that links them.
+    def values(params: dict[str, float] | None = None) -> tuple[float, float]:
+        steer = _steer(params)
+        for channel, p in (("sport", 0.9), ("tech", 0.1)):
+            stories = [(f"/a/{channel}{i}.html", "详情") for i in range(5)]
+            _fetch(steer, hub(f"/{channel}/", "频道", stories), 0.5)
+            for path, _ in stories:
+                _fetch(steer, _item(path), p)
+        lists = [("/sport/list_2.html", "2"), ("/tech/list_2.html", "2")]
+        _fetch(steer, _item("/a/x.html", lists), 0.5)
+        return _value(steer, "/sport/list_2.html"), _value(steer, "/tech/list_2.html")
+
+    sport, tech = values()
+    plain_sport, plain_tech = values({"hub_yield": 0})
+    assert plain_sport == pytest.approx(plain_tech)  # nothing told the two lists apart
+    assert sport > plain_sport > tech
+    assert sport - tech > 0.3
+
+
+def test_an_on_topic_storys_links_are_expected_at_what_the_stories_links_turned_out() -> None:
+    # A story judged 0.9 linked ten stories: three on the topic (0.9), seven not (0.1) — the
+    # site's "most read" box. A new on-topic story's links are expected at 0.9 times what the
+    # stories' links turned out against their parents (3.4 of 9, smoothed: 8.4 / 14), so the
+    # links of a list whose stories were all on the topic now come first.
+    def expected(params: dict[str, float] | None = None) -> tuple[float, float]:
+        steer = _steer(params)
+        kids = [(f"/a/k{i}.html", "详情") for i in range(10)]
+        _fetch(steer, _item("/a/first.html", kids), 0.9)
+        for i, (path, _) in enumerate(kids):
+            _fetch(steer, _item(path), 0.9 if i < 3 else 0.1)
+        listed = [(f"/a/l{i}.html", "详情") for i in range(4)]
+        _fetch(steer, hub("/list.html", "列表", listed), 0.5)
+        for path, _ in listed[:3]:
+            _fetch(steer, _item(path), 0.9)
+        _fetch(steer, _item("/a/new.html", [("/a/n.html", "详情")]), 0.9)
+        steer.rescore(_Queue())  # type: ignore[arg-type]
+        return steer._sibling(url("/a/new.html")), steer._sibling(url("/list.html"))
+
+    story, listing = expected()
+    assert story == pytest.approx(0.9 * 8.4 / 14)
+    assert listing > story
+    plain_story, plain_listing = expected({"item_links": 0})
+    assert plain_story == pytest.approx(0.9)
+    assert plain_story > plain_listing
 
 
 async def test_before_anything_is_judged_the_seeds_part_of_the_site_comes_first() -> None:
