@@ -92,11 +92,11 @@ other university's home, staff and department pages before the department's own 
 **Warm start.** ``state()`` gives the section and pattern statistics learned on this visit
 (JSON-able); passed back as ``CrawlConfig.strategy_state`` they are where the next visit of
 the site starts, discounted to ``carry`` of their weight so that the new visit's evidence
-soon dominates. The state also remembers the items fetched (their URLs' 64-bit keys, the
-newest ``KNOWN_CAP``): on the next visit a link to one of them is no harvest, and is worth
-what it may open, as a hub is (``E_hub``; at least ``known`` (0.1) of its value as an item).
-Most of the items in the sections a warm visit goes back to are the ones it already has; the
-hubs that list them are fetched again as before.
+soon dominates (D's and R's counts are the visit's own). The state also remembers the items
+fetched (their URLs' 64-bit keys, the newest ``KNOWN_CAP``): on the next visit a link to one
+of them is no harvest, and is worth what it may open, as a hub is (``E_hub``; at least
+``known`` (0.1) of its value as an item). Most of the items in the sections a warm visit goes
+back to are the ones it already has; the hubs that list them are fetched again as before.
 
 Without a judgment (a seed scorer chosen as the push decision) the page's probability is its
 normalised seed score and A the profile's heaviest term in the link's text.

@@ -374,80 +374,15 @@ async def test_the_seeds_own_lists_come_before_the_other_stories_its_page_shows(
     assert plain.index("/sport/list_2.html") > min(plain.index(p) for p, _ in hot), plain
 
 
-def test_items_fetched_before_a_refit_count_at_what_the_model_says_now() -> None:
-    # Two lists, /a/ and /b/, five stories each, all judged 0.5 when fetched (before the
-    # model knew the site). A refit then tells them apart: /a/ 0.9, /b/ 0.1. The lists' and
-    # the sections' statistics follow the new judgment, not the first guess.
-    from crawler.relevance import Relevance
-    from crawler.steering import Steering
-
-    class Judge:
-        names_subjects = False
-
-        def __init__(self, warm: bool) -> None:
-            self.warm, self.model, self.now = warm, object(), {}
-
-        def link_probability(self, text: str, *, subject: bool = True) -> float:
-            return 0.0
-
-        def link_probabilities(self, text: str) -> tuple[float, float]:
-            return 0.0, 0.0
-
-        def url_probabilities(self, url: str) -> tuple[float, float]:
-            return 0.0, 0.0
-
-        def probability_now(self, url: str) -> float | None:
-            return self.now.get(url)
-
-    class Queue:
-        def reprioritize(self, again: object) -> None:
-            pass
-
-    def after_refit(warm: bool) -> Steering:
-        steer = Steering(TopicProfile.from_keywords([TOPIC]))
-        judge = Judge(warm)
-        steer.attach(judge)  # type: ignore[arg-type]
-        for s in ("a", "b"):
-            stories = [(f"/{s}/{i}.html", "详情") for i in range(5)]
-            steer.score_links(
-                hub(f"/{s}/list.html", "列表", stories), Relevance(0.0, 0.5, False), 0
-            )
-            for path, _ in stories:
-                item = replace(page(path, "赛事"), kind="item")
-                steer.score_links(item, Relevance(0.0, 0.5, False, probability=0.5), 1)
-        judge.now = {
-            url(f"/{s}/{i}.html"): p for s, p in (("a", 0.9), ("b", 0.1)) for i in range(5)
-        }
-        judge.model = object()  # a new fit
-        steer.rescore(Queue())  # type: ignore[arg-type]
-        return steer
-
-    steer = after_refit(warm=True)
-    a, b = url("/a/list.html"), url("/b/list.html")
-    # (the stories' sum, and the list's own 0.5 as three stories' worth: (4.5 + 1.5) / 8)
-    assert steer._sibling(a) == pytest.approx(0.75)
-    assert steer._sibling(b) == pytest.approx(0.25)
-    rate_a = steer._rate(steer._keys(url("/a/99.html")))
-    rate_b = steer._rate(steer._keys(url("/b/99.html")))
-    assert rate_a - rate_b > 0.5
-    assert steer.total.p_sum == pytest.approx(5 * 0.9 + 5 * 0.1)
-    # a second refit that changes nothing counts nothing twice
-    steer._model_mark = None
-    steer.rescore(Queue())  # type: ignore[arg-type]
-    assert steer.total.p_sum == pytest.approx(5.0)
-    assert steer._sibling(a) == pytest.approx(0.75)
-    # before the model is warm an item's first judgment stands
-    cold = after_refit(warm=False)
-    assert cold._sibling(a) == cold._sibling(b) == pytest.approx(0.5)
-
-
-class _WarmJudge:
-    """A judgment that has learned the site: every link text scores 0, the pages' own
-    probabilities are what the test gives them."""
+class _Judge:
+    """A judgment whose link texts all score 0; the pages' probabilities are what the test
+    gives them, and ``now`` what a refit judges them."""
 
     names_subjects = False
-    warm = True
-    model = None
+
+    def __init__(self, warm: bool = True) -> None:
+        self.warm, self.model = warm, object()
+        self.now: dict[str, float] = {}
 
     def link_probability(self, text: str, *, subject: bool = True) -> float:
         return 0.0
@@ -459,7 +394,7 @@ class _WarmJudge:
         return 0.0, 0.0
 
     def probability_now(self, url: str) -> float | None:
-        return None
+        return self.now.get(url)
 
 
 class _Queue:
@@ -469,7 +404,7 @@ class _Queue:
 
 def _steer(params: dict[str, float] | None = None) -> Steering:
     steer = Steering(TopicProfile.from_keywords([TOPIC]), params)
-    steer.attach(_WarmJudge())  # type: ignore[arg-type]
+    steer.attach(_Judge())  # type: ignore[arg-type]
     return steer
 
 
@@ -485,6 +420,51 @@ def _value(steer: Steering, path: str) -> float:
     """The priority of the queued link to ``path``, as it stands now."""
     a, parent = steer.links[url(path)]
     return steer.priority(url(path), a, steer._sibling(parent))
+
+
+def test_items_fetched_before_a_refit_count_at_what_the_model_says_now() -> None:
+    # Two lists, /a/ and /b/, five stories each, all judged 0.5 when fetched (before the
+    # model knew the site). A refit then tells them apart: /a/ 0.9, /b/ 0.1. The lists' and
+    # the sections' statistics follow the new judgment, not the first guess.
+    from crawler.relevance import Relevance
+    from crawler.steering import Steering
+
+    def after_refit(warm: bool) -> Steering:
+        steer = Steering(TopicProfile.from_keywords([TOPIC]))
+        judge = _Judge(warm)
+        steer.attach(judge)  # type: ignore[arg-type]
+        for s in ("a", "b"):
+            stories = [(f"/{s}/{i}.html", "详情") for i in range(5)]
+            steer.score_links(
+                hub(f"/{s}/list.html", "列表", stories), Relevance(0.0, 0.5, False), 0
+            )
+            for path, _ in stories:
+                item = replace(page(path, "赛事"), kind="item")
+                steer.score_links(item, Relevance(0.0, 0.5, False, probability=0.5), 1)
+        judge.now = {
+            url(f"/{s}/{i}.html"): p for s, p in (("a", 0.9), ("b", 0.1)) for i in range(5)
+        }
+        judge.model = object()  # a new fit
+        steer.rescore(_Queue())  # type: ignore[arg-type]
+        return steer
+
+    steer = after_refit(warm=True)
+    a, b = url("/a/list.html"), url("/b/list.html")
+    # (the stories' sum, and the list's own 0.5 as three stories' worth: (4.5 + 1.5) / 8)
+    assert steer._sibling(a) == pytest.approx(0.75)
+    assert steer._sibling(b) == pytest.approx(0.25)
+    rate_a = steer._rate(steer._keys(url("/a/99.html")))
+    rate_b = steer._rate(steer._keys(url("/b/99.html")))
+    assert rate_a - rate_b > 0.5
+    assert steer.total.p_sum == pytest.approx(5 * 0.9 + 5 * 0.1)
+    # a second refit that changes nothing counts nothing twice
+    steer._model_mark = None
+    steer.rescore(_Queue())  # type: ignore[arg-type]
+    assert steer.total.p_sum == pytest.approx(5.0)
+    assert steer._sibling(a) == pytest.approx(0.75)
+    # before the model is warm an item's first judgment stands
+    cold = after_refit(warm=False)
+    assert cold._sibling(a) == cold._sibling(b) == pytest.approx(0.5)
 
 
 def test_a_list_is_worth_what_the_lists_of_its_directory_led_to() -> None:
