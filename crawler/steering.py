@@ -184,6 +184,14 @@ def _host_path(url: str) -> tuple[str, str]:
     return (parts.hostname or "").removeprefix("www."), parts.path
 
 
+@functools.lru_cache(maxsize=16384)
+def _host_dir(url: str) -> tuple[str, str]:
+    """The URL's host (without ``www.``) and directory (``/sport/`` for ``/sport/`` and
+    ``/sport/list_2.html``)."""
+    host, path = _host_path(url)
+    return host, path[: path.rfind("/") + 1] or "/"
+
+
 _HOME_LABELS = ("m", "wap", "mobile")
 """A site's own host for phones: its root is the site's home page too."""
 
@@ -194,8 +202,7 @@ def _seed_area(url: str) -> tuple[str, str, bool]:
     own (``sports.example.com/`` on ``example.com``: a portal's section on a host of its own);
     the root of the site's own host (``example.com/``, ``www.example.com/``, ``m.example.com/``)
     is its home page, which names the whole site."""
-    host, path = _host_path(url)
-    directory = path[: path.rfind("/") + 1] or "/"
+    host, directory = _host_dir(url)
     site = site_of(url)
     home = host in (site, *(f"{label}.{site}" for label in _HOME_LABELS))
     return host, directory, directory != "/" or not home
@@ -529,9 +536,9 @@ class Steering(_Base):
         probability = self._probability(page, relevance)
         here = self.links.pop(page.url, None)
         self._is_item[page.url] = page.kind == ITEM
-        if here is not None and page.kind == ITEM and self._is_item.get(here[1]) is False:
-            self._count_yield(here[1], probability)
         if here is not None and page.kind == ITEM:
+            if self._is_item.get(here[1]) is False:  # fetched through a hub
+                self._count_yield(here[1], probability)
             kids = self.kids.setdefault(here[1], [0.0, 0])
             kids[0] += probability
             kids[1] += 1
@@ -700,8 +707,8 @@ class Steering(_Base):
 def _hub_keys(url: str) -> tuple[str, str]:
     """A hub's directory (``x.com/sport/`` for ``/sport/`` and ``/sport/list_2.html``) and
     URL pattern: where D is counted."""
-    host, path = _host_path(url)
-    return host + path[: path.rfind("/") + 1], "~" + url_pattern(url)
+    host, directory = _host_dir(url)
+    return host + directory, "~" + url_pattern(url)
 
 
 def _merged(a: float, b: float) -> float:

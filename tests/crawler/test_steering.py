@@ -188,7 +188,6 @@ def test_the_state_keeps_the_newest_items_and_ignores_an_unreadable_list(
 ) -> None:
     from crawler import steering
     from crawler.linkrank import url_key
-    from crawler.steering import Steering
 
     monkeypatch.setattr(steering, "KNOWN_CAP", 3)
     steer = Steering(TopicProfile.from_keywords([TOPIC]))
@@ -282,7 +281,6 @@ async def test_hosts_share_the_budget_and_a_calendar_trap_does_not_eat_it() -> N
 def test_loading_a_state_replaces_the_host_rates_it_derives() -> None:
     # a visit that resumes from a checkpoint loads twice (the last visit's state, then the
     # checkpoint's): the host rates must be those of the state loaded last
-    from crawler.steering import Steering
 
     first = Steering(TopicProfile.from_keywords([TOPIC]))
     first.observe(page("/a/1.html", "足球"), 0.9, False)
@@ -297,8 +295,6 @@ def test_loading_a_state_replaces_the_host_rates_it_derives() -> None:
 
 def test_before_the_model_is_warm_an_item_without_the_keyword_is_unknown_not_off_topic() -> None:
     from crawler.judgment import Judge
-    from crawler.relevance import Relevance
-    from crawler.steering import Steering
 
     def section_rate(judge: Judge, params: dict[str, float] | None = None) -> float:
         steer = Steering(TopicProfile.from_keywords([TOPIC]), params)
@@ -320,8 +316,6 @@ def test_before_the_model_is_warm_an_item_without_the_keyword_is_unknown_not_off
 
 def test_a_host_barely_tried_is_worth_more_than_one_tried_as_much_with_the_same_yield() -> None:
     from crawler.judgment import Judge
-    from crawler.relevance import Relevance
-    from crawler.steering import Steering
 
     def rates(params: dict[str, float] | None = None) -> tuple[float, float]:
         # before the model is warm every item counts the same: 40 fetched on the seed's host,
@@ -426,8 +420,6 @@ def test_items_fetched_before_a_refit_count_at_what_the_model_says_now() -> None
     # Two lists, /a/ and /b/, five stories each, all judged 0.5 when fetched (before the
     # model knew the site). A refit then tells them apart: /a/ 0.9, /b/ 0.1. The lists' and
     # the sections' statistics follow the new judgment, not the first guess.
-    from crawler.relevance import Relevance
-    from crawler.steering import Steering
 
     def after_refit(warm: bool) -> Steering:
         steer = Steering(TopicProfile.from_keywords([TOPIC]))
@@ -568,8 +560,6 @@ def seeded_rates(seed: str, link: str, fetched: str) -> tuple[float, float]:
     """S of ``link`` with and without the seed's part counted, after ten items at ``fetched``
     (a format of ``i``) were fetched and nothing judged them yet (each counts ``cold``)."""
     from crawler.judgment import Judge
-    from crawler.relevance import Relevance
-    from crawler.steering import Steering
 
     steer = Steering(TopicProfile.from_keywords([TOPIC]))
     steer.judge = Judge(TopicProfile.from_keywords([TOPIC]))
@@ -659,8 +649,6 @@ def test_links_of_a_shape_already_fetched_open_nothing_by_their_number() -> None
     # have been fetched and found to be lists, more of them reveal nothing, and the tags'
     # worth as lists decays with every one fetched, as a calendar's does.
     from crawler.judgment import Judge
-    from crawler.relevance import Relevance
-    from crawler.steering import Steering
 
     profile = TopicProfile.from_keywords([TOPIC])
     steer = Steering(profile)
