@@ -90,13 +90,15 @@ other university's home, staff and department pages before the department's own 
 (docs/benchmarks.md, "The seed's part of the site while nothing is judged").
 
 **Warm start.** ``state()`` gives the section and pattern statistics learned on this visit
-(JSON-able); passed back as ``CrawlConfig.strategy_state`` they are where the next visit of
-the site starts, discounted to ``carry`` of their weight so that the new visit's evidence
-soon dominates (D's and R's counts are the visit's own). The state also remembers the items
-fetched (their URLs' 64-bit keys, the newest ``KNOWN_CAP``): on the next visit a link to one
-of them is no harvest, and is worth what it may open, as a hub is (``E_hub``; at least
-``known`` (0.1) of its value as an item). Most of the items in the sections a warm visit goes
-back to are the ones it already has; the hubs that list them are fetched again as before.
+(JSON-able), with what the hubs of each directory and URL pattern led to (D's counts, the
+``YIELDS_CAP`` that led to the most items) and R's sums; passed back as
+``CrawlConfig.strategy_state`` they are where the next visit of the site starts, discounted
+to ``carry`` of their weight so that the new visit's evidence soon dominates. The state
+also remembers the items fetched (their URLs' 64-bit keys, the newest ``KNOWN_CAP``): on the
+next visit a link to one of them is no harvest, and is worth what it may open, as a hub is
+(``E_hub``; at least ``known`` (0.1) of its value as an item). Most of the items in the
+sections a warm visit goes back to are the ones it already has; the hubs that list them are
+fetched again as before.
 
 Without a judgment (a seed scorer chosen as the push decision) the page's probability is its
 normalised seed score and A the profile's heaviest term in the link's text.
@@ -131,6 +133,9 @@ __all__ = ["KNOWN_CAP", "Steering", "forget_items", "url_pattern"]
 STEER_STATE_VERSION = 1
 KNOWN_CAP = 10_000
 """Item URLs a site's state remembers across visits, the newest kept (8 bytes each)."""
+YIELDS_CAP = 500
+"""Hub directories and URL patterns whose yield (D) a site's state remembers, those that led
+to the most items kept."""
 
 _ID_RUN = re.compile(r"[a-z0-9]*\d[a-z0-9]*")
 _SLUG = re.compile(r"[a-z#*]+(?:[-_][a-z#*]+){2,}")
@@ -277,6 +282,9 @@ class Steering(_Base):
         through the hubs there (D)."""
         self._item_ratio = 1.0
         """R: what the items' links turned out to be against their parents' probability."""
+        self._links_before = (0.0, 0.0, 0.0)
+        """R's sums from earlier visits (``load``): the children's probability, what their
+        parents' probability expected, the children."""
 
     # -- wiring ---------------------------------------------------------------------------
     def attach(self, judge: Judge | None) -> None:
@@ -290,6 +298,12 @@ class Steering(_Base):
             "total": self.total.to_list(),
             "stats": {k: v.to_list() for k, v in self.stats.items()},
             "known": _pack(list(self._items)[-KNOWN_CAP:]),
+            "yields": {
+                k: [round(v[0], 4), round(v[1], 4)]
+                for k, v in sorted(self.yields.items(), key=lambda kv: -kv[1][1])[:YIELDS_CAP]
+                if v[1]
+            },
+            "item_links": [round(v, 4) for v in self._item_link_sums()],
         }
 
     def load(self, state: Mapping[str, Any] | None, *, carry: float | None = None) -> None:
@@ -308,6 +322,16 @@ class Steering(_Base):
                 self._count_host(key)
         self._items = dict.fromkeys(_unpack(str(state.get("known", ""))))
         self.known = set(self._items)
+        # what the site's lists and its stories' links led to (D, R); a state saved before
+        # they were kept has neither
+        self.yields = {
+            str(k): [float(v[0]) * carry, float(v[1]) * carry]
+            for k, v in dict(state.get("yields") or {}).items()
+        }
+        sums = [float(v) * carry for v in list(state.get("item_links") or [])[:3]]
+        self._links_before = (sums[0], sums[1], sums[2]) if len(sums) == 3 else (0.0, 0.0, 0.0)
+        self._item_ratio = 1.0
+        self._measure_item_links()
 
     # -- evidence -------------------------------------------------------------------------
     @staticmethod
@@ -599,18 +623,23 @@ class Steering(_Base):
             got[0] += probability
             got[1] += items
 
-    def _measure_item_links(self) -> None:
-        """R: Σ the probability of the items fetched through items ÷ Σ those parents'
-        probability, Laplace-smoothed towards 1 and at most 1 (from 10 children on)."""
-        if not self.params["item_links"]:
-            return
-        got = expected = 0.0
-        children = 0.0
+    def _item_link_sums(self) -> tuple[float, float, float]:
+        """(Σ the probability of the items fetched through items, Σ what those parents'
+        probability expected of them, how many), earlier visits' (``load``) included."""
+        got, expected, children = self._links_before
         for parent, kids in self.kids.items():
             if kids[1] and self._is_item.get(parent):
                 got += kids[0]
                 expected += kids[1] * self.expect.get(parent, 0.5)
                 children += kids[1]
+        return got, expected, children
+
+    def _measure_item_links(self) -> None:
+        """R: Σ the probability of the items fetched through items ÷ Σ those parents'
+        probability, Laplace-smoothed towards 1 and at most 1 (from 10 children on)."""
+        if not self.params["item_links"]:
+            return
+        got, expected, children = self._item_link_sums()
         if children >= 10:
             self._item_ratio = min(1.0, (got + 5.0) / (expected + 5.0))
 

@@ -4,6 +4,7 @@ fetches in, what it learns, what it carries to the next visit, and what it refus
 from __future__ import annotations
 
 import asyncio
+import json
 from dataclasses import replace
 
 import pytest
@@ -508,6 +509,49 @@ def test_an_on_topic_storys_links_are_expected_at_what_the_stories_links_turned_
     plain_story, plain_listing = expected({"item_links": 0})
     assert plain_story == pytest.approx(0.9)
     assert plain_story > plain_listing
+
+
+def test_a_revisit_starts_from_what_the_lists_and_the_stories_links_led_to() -> None:
+    # The first visit: /sport/ listed five stories judged 0.9, /tech/ five judged 0.1, and a
+    # story judged 0.9 linked twenty stories of which six turned out on the topic. The next
+    # visit (which counts them at half their weight, ``carry``), before it has fetched
+    # anything through a list or a story, prices /sport/'s second page above /tech/'s and
+    # expects less of an on-topic story's links than the story's own probability.
+    first = _steer()
+    for channel, p in (("sport", 0.9), ("tech", 0.1)):
+        stories = [(f"/a/{channel}{i}.html", "详情") for i in range(5)]
+        _fetch(first, hub(f"/{channel}/", "频道", stories), 0.5)
+        for path, _ in stories:
+            _fetch(first, _item(path), p)
+    kids = [(f"/a/k{i}.html", "详情") for i in range(20)]
+    _fetch(first, _item("/a/first.html", kids), 0.9)
+    for i, (path, _) in enumerate(kids):
+        _fetch(first, _item(path), 0.9 if i < 6 else 0.1)
+    state = first.state()
+    assert json.loads(json.dumps(state)) == state
+
+    def next_visit(state: dict[str, object] | None) -> tuple[float, float, float]:
+        steer = _steer()
+        steer.load(state)
+        lists = [("/sport/list_2.html", "2"), ("/tech/list_2.html", "2")]
+        _fetch(steer, _item("/a/x.html", [*lists, ("/a/y.html", "详情")]), 0.9)
+        steer.rescore(_Queue())  # type: ignore[arg-type]
+        return (
+            _value(steer, "/sport/list_2.html"),
+            _value(steer, "/tech/list_2.html"),
+            steer._sibling(url("/a/x.html")),
+        )
+
+    sport, tech, story = next_visit(state)
+    # a state saved before these were kept (the sections' and patterns' statistics only)
+    # loads as before: nothing tells the lists apart, and a story's links are expected at its
+    # own probability
+    older = {k: v for k, v in state.items() if k not in ("yields", "item_links")}
+    plain_sport, plain_tech, plain_story = next_visit(older)
+    assert plain_sport == pytest.approx(plain_tech)
+    assert sport > plain_sport > tech
+    assert plain_story == pytest.approx(0.9)
+    assert story == pytest.approx(0.9 * (3.4 + 5) / (9 + 5))  # R from the carried sums
 
 
 async def test_before_anything_is_judged_the_seeds_part_of_the_site_comes_first() -> None:
