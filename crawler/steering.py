@@ -20,14 +20,18 @@ A link's priority is the expected on-topic item harvest of fetching it::
     least what the section its URL names says (``Judge.url_probability``: ``/news/sport/…``
     for "sports");
   - **P** is what the link's parent page led to (sibling statistics): the mean judged
-    probability of the items it linked to that were fetched, shrunk towards what was expected
-    of the parent itself — for an item, its own probability times **R**, what the items'
-    links have turned out to be against their parents' probability so far (Σ the fetched
-    children's probability ÷ Σ their parents' probability, over the items whose links were
-    followed; at most 1; ``item_links``): a story's page also links to the site's "most read"
-    and other sections' stories, and an on-topic story's links are on its topic less often
-    than the story is; for a hub, half its own probability (or its link's text), half what
-    *its* parent led to;
+    probability of the items it linked to that were fetched, each counted by how little its
+    own link's text said (1 − A, ``kid_text``: a link whose text said the topic was fetched
+    for its text, and what it turned out to be tells little of the parent's links whose text
+    says nothing — counted in full, an on-topic story's off-topic links inherited what its
+    on-topic links had shown), shrunk towards what was expected of the parent itself — for
+    an item, its own probability times **R**, what the items' links have turned out to be
+    against their parents' probability so far (Σ the fetched children's probability ÷ Σ
+    their parents' probability, counted as in P, over the items whose links were followed;
+    at most 1; ``item_links``): a story's page also links to the site's "most read" and other
+    sections' stories, and an on-topic story's links are on its topic less often than the
+    story is; for a hub, half its own probability (or its link's text), half what *its*
+    parent led to;
   - **S** is the mean judged probability of the items fetched from the link's site section
     and URL pattern, shrunk step by step: the mean over the hosts explored so far (one vote
     per host) → the host → the section (first directory of the path) → the pattern, each by
@@ -239,6 +243,7 @@ class Steering(_Base):
         "fresh": 1.0,
         "hub_yield": 4.0,
         "item_links": 1.0,
+        "kid_text": 1.0,
     }
 
     def __init__(self, profile: TopicProfile, params: dict[str, Any] | None = None) -> None:
@@ -252,7 +257,8 @@ class Steering(_Base):
         self.expect: dict[str, float] = {}
         """Fetched page → what was expected of its links: its own probability for an item."""
         self.kids: dict[str, list[float]] = {}
-        """Fetched page → [summed probability, count] of the items it linked to, fetched."""
+        """Fetched page → [summed probability, count] of the items it linked to, fetched, each
+        weighed by how little its link's text said (``_kid_weight``)."""
         self._since_rescore = 0
         self._cold = [0, 0]
         """Items judged before the model was warm: [those the user's words carry, all]."""
@@ -272,9 +278,10 @@ class Steering(_Base):
         """The URL keys of the items fetched on earlier visits (``load``)."""
         self._items: dict[int, None] = {}
         """Earlier visits' items, then this visit's, oldest first (for ``state``)."""
-        self._counted: dict[str, tuple[float, str | None, str]] = {}
+        self._counted: dict[str, tuple[float, str | None, str, float]] = {}
         """This visit's fetched items: the probability counted for each in the statistics,
-        the parent page it was counted under and the page's URL (``_recount``)."""
+        the parent page it was counted under, the page's URL and its weight in the parent's
+        statistics (``_kid_weight``; ``_recount``)."""
         self._is_item: dict[str, bool] = {}
         """Fetched page → whether it is an item (as a parent: R for an item, D for a hub)."""
         self.yields: dict[str, list[float]] = {}
@@ -560,18 +567,8 @@ class Steering(_Base):
         probability = self._probability(page, relevance)
         here = self.links.pop(page.url, None)
         self._is_item[page.url] = page.kind == ITEM
-        if here is not None and page.kind == ITEM:
-            if self._is_item.get(here[1]) is False:  # fetched through a hub
-                self._count_yield(here[1], probability)
-            kids = self.kids.setdefault(here[1], [0.0, 0])
-            kids[0] += probability
-            kids[1] += 1
         if page.kind == ITEM:
-            # what ``_recount`` corrects: this probability, under the parent it was counted
-            # for (a page fetched again keeps the parent it was first counted under)
-            key = page.final_url or page.url
-            parent = here[1] if here is not None else self._counted.get(key, (0.0, None, ""))[1]
-            self._counted[key] = (probability, parent, page.url)
+            self._count_item(page, here, probability)
             expected = probability
         elif here is not None:  # a hub: what its parent's links turned out to be, and its own
             expected = 0.5 * self._sibling(here[1]) + 0.5 * max(probability, here[0])
@@ -614,6 +611,32 @@ class Steering(_Base):
         self.observe(page, probability, opened)
         self._since_rescore += 1
         return out
+
+    def _count_item(self, page: Page, here: tuple[float, str] | None, probability: float) -> None:
+        """A fetched item in the statistics of the page that linked to it (``here``: its
+        link's A and that page), and what ``_recount`` corrects: this probability, under the
+        parent it was counted for (a page fetched again keeps the parent it was first counted
+        under) and at its weight there."""
+        key = page.final_url or page.url
+        if here is None:
+            _, parent, _, weight = self._counted.get(key, (0.0, None, "", 1.0))
+        else:
+            parent = here[1]
+            if self._is_item.get(parent) is False:  # fetched through a hub
+                self._count_yield(parent, probability)
+            weight = self._kid_weight(here[0])
+            kids = self.kids.setdefault(parent, [0.0, 0.0])
+            kids[0] += weight * probability
+            kids[1] += weight
+        self._counted[key] = (probability, parent, page.url, weight)
+
+    def _kid_weight(self, a: float) -> float:
+        """How much an item counts in its parent's sibling statistics (P, R), by its link's
+        own text score ``a``: a link whose text said the topic was fetched for that, and what it
+        turned out to be says little of the parent's other links, whose text says less (with
+        ``kid_text`` 0: every item counts 1)."""
+        k = float(self.params["kid_text"])
+        return 1.0 - k * min(1.0, max(0.0, a)) if k else 1.0
 
     def _count_yield(self, hub: str, probability: float, items: int = 1) -> None:
         """An item fetched through ``hub``, counted in its directory's and pattern's D (with
@@ -709,14 +732,14 @@ class Steering(_Base):
         if judge is None or not judge.warm:
             return
         hosts: set[str] = set()
-        for url, (old, parent, fetched) in self._counted.items():
+        for url, (old, parent, fetched, weight) in self._counted.items():
             new = judge.probability_now(url)
             if new is None or abs(new - old) < 1e-6:
                 continue
             delta = new - old
-            self._counted[url] = (new, parent, fetched)
+            self._counted[url] = (new, parent, fetched, weight)
             if parent is not None and parent in self.kids:
-                self.kids[parent][0] += delta
+                self.kids[parent][0] += weight * delta
             if parent is not None and self._is_item.get(parent) is False:
                 self._count_yield(parent, delta, 0)
             if fetched in self.expect:

@@ -370,8 +370,9 @@ async def test_the_seeds_own_lists_come_before_the_other_stories_its_page_shows(
 
 
 class _Judge:
-    """A judgment whose link texts all score 0; the pages' probabilities are what the test
-    gives them, and ``now`` what a refit judges them."""
+    """A judgment whose link texts score 0.9 where they say the topic's word and 0 elsewhere;
+    the pages' probabilities are what the test gives them, and ``now`` what a refit judges
+    them."""
 
     names_subjects = False
 
@@ -380,10 +381,11 @@ class _Judge:
         self.now: dict[str, float] = {}
 
     def link_probability(self, text: str, *, subject: bool = True) -> float:
-        return 0.0
+        return self.link_probabilities(text)[0]
 
     def link_probabilities(self, text: str) -> tuple[float, float]:
-        return 0.0, 0.0
+        value = 0.9 if TOPIC in text else 0.0
+        return value, value
 
     def url_probabilities(self, url: str) -> tuple[float, float]:
         return 0.0, 0.0
@@ -509,6 +511,28 @@ def test_an_on_topic_storys_links_are_expected_at_what_the_stories_links_turned_
     plain_story, plain_listing = expected({"item_links": 0})
     assert plain_story == pytest.approx(0.9)
     assert plain_story > plain_listing
+
+
+def test_a_story_whose_link_said_the_topic_says_little_of_its_parents_other_links() -> None:
+    # A story judged 0.5 links five stories: two whose links say 足球 (and which turn out on
+    # the topic, 0.9: they were fetched because their links said so) and three whose links
+    # say nothing. The three are worth what the parent's links whose text said nothing led
+    # to — nothing yet — not what the two led to.
+    def sibling(params: dict[str, float] | None = None) -> float:
+        steer = _steer({"item_links": 0, **(params or {})})
+        kids = [("/a/k0.html", "足球快讯"), ("/a/k1.html", "足球快讯")]
+        kids += [(f"/a/m{i}.html", "详情") for i in range(3)]
+        _fetch(steer, _item("/a/first.html", kids), 0.5)
+        for path, _ in kids[:2]:
+            _fetch(steer, _item(path), 0.9)
+        return steer._sibling(url("/a/first.html"))
+
+    counted = sibling()
+    plain = sibling({"kid_text": 0})
+    assert plain == pytest.approx((1.8 + 3 * 0.5) / (2 + 3))
+    # each of the two counts 1 − 0.9 of an item
+    assert counted == pytest.approx((0.2 * 0.9 + 3 * 0.5) / (0.2 + 3))
+    assert counted < plain
 
 
 def test_a_revisit_starts_from_what_the_lists_and_the_stories_links_led_to() -> None:
