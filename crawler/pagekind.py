@@ -74,7 +74,9 @@ _DATE_PATH = re.compile(
     r"|/(?:19|20)\d{2}/(?:0[1-9]|1[0-2])/"
     r"|(?:19|20)\d{6}"
 )
-_LONG_ID = re.compile(r"\d{5,}|[a-z0-9]{10,}")
+# a number, or a run of letters and digits with a digit in it: "entertainment" and
+# "technology" are a section's names, not ids
+_LONG_ID = re.compile(r"\d{5,}|(?=[a-z]*\d)[a-z0-9]{10,}")
 _HUB_WORDS = re.compile(
     r"(?:^|[/_.-])(?:index|list|lists|roll|page|pages|tag|tags|category|categories|topic|topics"
     r"|channel|column|search|archive|archives|about|about-us|aboutus|contact|contact-us|sitemap"

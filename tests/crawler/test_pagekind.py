@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from crawler import HUB, ITEM, parse_html
+from crawler.pagekind import url_item_prior
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "html"
 PARA_ZH = (
@@ -238,3 +239,23 @@ def test_a_feed_is_a_hub() -> None:
         "</channel></rss>"
     )
     assert parse_html(rss, "http://example.cn/rss.xml").kind == HUB
+
+
+@pytest.mark.parametrize(
+    ("url", "item_like"),
+    [
+        ("https://news.example.com/technology/", False),
+        ("https://news.example.com/entertainment/", False),
+        ("https://news.example.com/international/", False),
+        ("https://www.example.cn/shehuixinwen/", False),
+        ("https://news.example.com/2005/12/08/holmes-feted-with-further-honour.html", True),
+        ("https://news.example.com/v/dQw4w9WgXcQ", True),
+        ("https://news.example.com/a/5f3a9c2e1b/", True),
+        ("https://news.sina.com.cn/c/doc-ihmutuee1234567.shtml", True),
+    ],
+)
+def test_a_long_section_name_is_not_an_id(url: str, item_like: bool) -> None:
+    """A URL not yet fetched looks like a story by a date, a number or an id in it; a long
+    word is a section's name ("/entertainment/"), and it was taken for an id, so the crawl
+    expected a story behind every long-named channel link."""
+    assert (url_item_prior(url) > 0.5) is item_like
