@@ -23,7 +23,7 @@ from collections.abc import Iterable
 
 from crawler import text as textmod
 
-__all__ = ["SUBJECTS", "broader"]
+__all__ = ["SUBJECTS", "broader", "names_a_subject"]
 
 # fmt: off
 SUBJECTS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
@@ -214,3 +214,22 @@ def broader(terms: Iterable[str]) -> list[str]:
         if any(_contains(norm, words, member, member_words) for norm, words in given):
             out.update((label, None) for label in labels if textmod.normalize(label) not in own)
     return list(out)
+
+
+@functools.lru_cache(maxsize=1)
+def _labels() -> frozenset[str]:
+    """Every subject's labels, normalized."""
+    return frozenset(
+        textmod.normalize(label) for labels, _ in SUBJECTS.values() for label in labels
+    )
+
+
+def names_a_subject(terms: Iterable[str]) -> bool:
+    """Whether the terms give a subject's own label ("sports", 体育) — the user has said the
+    whole subject — rather than only topics filed under one ("football")."""
+    labels = _labels()
+    for term in terms:
+        norm = textmod.normalize(term)
+        if norm in labels or any(w in labels for w in _words(term)):
+            return True
+    return False

@@ -94,7 +94,7 @@ from typing import Any
 import numpy as np
 
 from crawler import text as textmod
-from crawler.categories import broader
+from crawler.categories import broader, names_a_subject
 from crawler.pagekind import ITEM
 from crawler.profile import TopicProfile, _Index
 from crawler.siteareas import Affinity, SiteAreas, site_of
@@ -1477,6 +1477,12 @@ class Judge:
             key=lambda kv: -kv[1],
         )
         return [(t, round(w / (self.text_weight or 1.0), 3)) for t, w in top[:n]]
+
+    @functools.cached_property
+    def gives_subject(self) -> bool:
+        """The user's terms name a whole subject ("sports", 体育), not only topics filed under
+        one ("football")."""
+        return names_a_subject(self.profile.user_terms)
 
     @property
     def names_subjects(self) -> bool:

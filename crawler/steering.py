@@ -75,23 +75,25 @@ turned out a dead end (every page under it a hub that revealed no new item link:
 empty syllabus page) is priced again before it is fetched (``fresh``).
 
 **Fast start.** Before anything is judged, only what the user gave and the seed page shows
-count: a keyword or synonym in a navigation label, a headline or the section a URL names
-(A), from a home page a label or URL naming the subject the keyword belongs to ("Sport and
-Exercise Science" on a university's home for "football"; A, less than the keyword itself;
-``_subjects``), an exclude word (A = 0, and the link is kept last), the URL's shape (K). Until the
-judgment's model is warm, and while fewer than ``cold_share`` (30 %) of the items fetched print
-the user's words, an item counts at least ``cold`` (0.25) in P and S: without the model only
-the user's own words can raise a page's probability, and on a narrow topic given by one keyword
-most on-topic items never print it — counting them 0 drove the crawl out of the very section it
-had to learn from. Where the words are common (a coarse topic) an item without them is
-evidence, and counts as judged. For as long as that lasts, S is at least ``seed_item`` (0.5)
-in the part of a site a seed points into (its directory, or a section's own host:
-``sports.example.com/``; a home page names a whole site, and gets none): the items counted
-there at ``cold`` say nothing against it, while a host not yet
-tried counts the mean of the hosts (0.5 with none judged) and the bonus for hosts barely
-tried — from a university department's page, the crawl spent fetches 24–72 of 150 on every
-other university's home, staff and department pages before the department's own courses
-(docs/benchmarks.md, "The seed's part of the site while nothing is judged").
+count: a keyword or synonym in a navigation label, a headline or the section a URL names (A), a
+label or URL naming the subject the keyword belongs to ("Sport and Exercise Science" on a
+university's home for "football"; A, less than the keyword itself; ``_subjects``) — from a home
+page, and from a part of a site when the user's words name no whole subject (one keyword,
+"football": once the seed's section is read, the sports sections of the sites it links lead,
+not their politics schools) — an exclude word (A = 0, and the link is kept last), the URL's
+shape (K). Until the judgment's model is warm, and while fewer than ``cold_share`` (30 %) of
+the items fetched print the user's words, an item counts at least ``cold`` (0.25) in P and S:
+without the model only the user's own words can raise a page's probability, and on a narrow
+topic given by one keyword most on-topic items never print it — counting them 0 drove the crawl
+out of the very section it had to learn from. Where the words are common (a coarse topic) an
+item without them is evidence, and counts as judged. For as long as that lasts, S is at least
+``seed_item`` (0.5) in the part of a site a seed points into (its directory, or a section's own
+host: ``sports.example.com/``; a home page names a whole site, and gets none): the items
+counted there at ``cold`` say nothing against it, while a host not yet tried counts the mean of
+the hosts (0.5 with none judged) and the bonus for hosts barely tried — from a university
+department's page, the crawl spent fetches 24–72 of 150 on every other university's home, staff
+and department pages before the department's own courses (docs/benchmarks.md, "The seed's part
+of the site while nothing is judged").
 
 **Warm start.** ``state()`` gives the section and pattern statistics learned on this visit
 (JSON-able), with what the hubs of each directory and URL pattern led to (D's counts, the
@@ -244,6 +246,7 @@ class Steering(_Base):
         "hub_yield": 4.0,
         "item_links": 1.0,
         "kid_text": 1.0,
+        "subject_part": 1.0,
     }
 
     def __init__(self, profile: TopicProfile, params: dict[str, Any] | None = None) -> None:
@@ -471,16 +474,24 @@ class Steering(_Base):
 
     def _subjects(self) -> bool:
         """Links are read with the words naming the subject the user's words are filed under
-        (``Judge.names_subjects``: "Sport" for football, while the model is cold) — only when
-        every seed is a home page: a seed that points into a part of a site is the user's own
-        choice of section, and leads while nothing is judged (``seed_item``, ``seed_hub``);
-        from a sports section's page the subject's name took the crawl to the sports lists of
-        other sites and cost the coarse topic 0.02–0.06 of its harvest at 1,000 fetches."""
+        (``Judge.names_subjects``: "Sport" for football, while the model is cold) when every
+        seed is a home page; and from a seed that points into a part of a site (the user's own
+        choice of section, which leads while nothing is judged: ``seed_item``, ``seed_hub``)
+        when the user's words name no whole subject (``Judge.gives_subject``; with
+        ``subject_part``): from a sports section's page the subject's name took a coarse
+        topic's crawl to the sports lists of other sites and cost it 0.02–0.06 of its harvest
+        at 1,000 fetches, while a one-keyword topic's crawl, once the seed's section was read,
+        went on to other universities' politics schools for the model's first words instead of
+        their sports schools (eight lab webs, one keyword, harvest at 100 / 500 / 1,000
+        fetches, three crawls each: 0.268 / 0.289 / 0.238 → 0.311 / 0.332 / 0.250)."""
         judge = self.judge
         return (
             judge is not None
             and judge.names_subjects
-            and not any(part for *_, part in self.seed_areas)
+            and (
+                not any(part for *_, part in self.seed_areas)
+                or (bool(self.params["subject_part"]) and not judge.gives_subject)
+            )
         )
 
     def _cold_now(self) -> bool:

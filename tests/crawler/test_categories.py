@@ -3,7 +3,7 @@ reads them: a link that names one leads only until the concern's model has learn
 
 from __future__ import annotations
 
-from crawler.categories import SUBJECTS, broader
+from crawler.categories import SUBJECTS, broader, names_a_subject
 from crawler.judgment import Judge
 from crawler.profile import TopicProfile
 from crawler.relevance import Relevance
@@ -56,10 +56,10 @@ def test_a_link_naming_the_subject_leads_while_the_model_is_cold_and_never_pushe
     assert warm.url_probability("http://x.cn/sports/2024/a1.html") == 0.0
 
 
-def steered(keyword: str, seed: str, links: list[tuple[str, str]]) -> Steering:
-    """The default strategy of a concern with one ``keyword`` whose judgment has learned
+def steered(keywords: list[str], seed: str, links: list[tuple[str, str]]) -> Steering:
+    """The default strategy of a concern with ``keywords`` whose judgment has learned
     nothing, after scoring the ``seed`` page's links ((URL, anchor) pairs)."""
-    profile = TopicProfile.from_keywords([keyword])
+    profile = TopicProfile.from_keywords(keywords)
     steer = Steering(profile)
     steer.attach(Judge(profile))
     steer.seed(seed)
@@ -74,7 +74,7 @@ def test_once_the_model_is_warm_a_link_the_subjects_name_raised_is_worth_the_res
         ("http://x.cn/a/1.html", "足球新闻"),
         ("http://x.cn/finance/", "财经"),
     ]
-    steer = steered("足球", "http://x.cn/", links)
+    steer = steered(["足球"], "http://x.cn/", links)
     sport, story, finance = (steer.links[u][0] for u, _ in links)
     assert story > sport > finance == 0.0  # the user's word, then the subject's name
 
@@ -89,12 +89,22 @@ def test_once_the_model_is_warm_a_link_the_subjects_name_raised_is_worth_the_res
     assert steer.links["http://x.cn/a/1.html"][0] == story  # the user's own word stays
 
 
-def test_a_seed_inside_a_section_is_the_users_choice_and_the_subjects_name_adds_nothing() -> None:
-    def anchor_values(seed: str) -> dict[str, float]:
+def test_from_a_seed_inside_a_section_the_subjects_name_leads_only_a_narrower_topic() -> None:
+    def anchor_values(keywords: list[str], seed: str) -> dict[str, float]:
         links = [("http://x.com/sport/", "Sport"), ("http://x.com/tech/", "Tech")]
-        return {u: a for u, (a, _) in steered("football", seed, links).links.items()}
+        return {u: a for u, (a, _) in steered(keywords, seed, links).links.items()}
 
-    home = anchor_values("http://x.com/")
-    assert home["http://x.com/sport/"] > home["http://x.com/tech/"] == 0.0
-    section = anchor_values("http://x.com/news/")  # the user pointed into the site
-    assert section["http://x.com/sport/"] == section["http://x.com/tech/"] == 0.0
+    sport, tech = "http://x.com/sport/", "http://x.com/tech/"
+    home = anchor_values(["football"], "http://x.com/")
+    assert home[sport] > home[tech] == 0.0
+    # the user pointed into the site and gave one word filed under a subject: once that
+    # section is read, the subject's other sections are where the topic is
+    section = anchor_values(["football"], "http://x.com/news/")
+    assert section[sport] == home[sport] > section[tech] == 0.0
+    # words that name the whole subject (体育) have said it: from a section the user chose,
+    # another spelling of it adds nothing; from a home page it leads as before
+    coarse = ["体育", "足球"]
+    assert anchor_values(coarse, "http://x.com/news/")[sport] == 0.0
+    assert anchor_values(coarse, "http://x.com/")[sport] > 0.0
+    assert names_a_subject(coarse) and names_a_subject(["sports"])
+    assert not names_a_subject(["football"]) and not names_a_subject(["中国足球"])

@@ -363,7 +363,8 @@ async def test_the_seeds_own_lists_come_before_the_other_stories_its_page_shows(
             TOPIC,
             "adaptive",
             seeds=("/sport/",),
-            params={"seed_hub": 0, "seed_item": 0},
+            # (nor the name of the subject 足球 is filed under, in its URLs: ``subject_part``)
+            params={"seed_hub": 0, "seed_item": 0, "subject_part": 0},
         )
     )
     assert plain.index("/sport/list_2.html") > min(plain.index(p) for p, _ in hot), plain
@@ -607,7 +608,8 @@ async def test_before_anything_is_judged_the_seeds_part_of_the_site_comes_first(
     seeds = ("/dept/sport/",)
     steered = order(await run(site(*pages), TOPIC, "adaptive", seeds=seeds, scope="any"))
     # (the seed page is also a list of eight pages of one shape, which ``open_same`` counts
-    # as a list that opens items; without that either, only ``seed_item`` keeps the crawl)
+    # as a list that opens items; without that either, only ``seed_item`` keeps the crawl;
+    # and the name of the subject 足球 is filed under in its URLs, ``subject_part``)
     plain = order(
         await run(
             site(*pages),
@@ -615,7 +617,7 @@ async def test_before_anything_is_judged_the_seeds_part_of_the_site_comes_first(
             "adaptive",
             seeds=seeds,
             scope="any",
-            params={"seed_item": 0, "open_same": 0},
+            params={"seed_item": 0, "open_same": 0, "subject_part": 0},
         )
     )
     # every course of the department before any other university
@@ -702,7 +704,13 @@ async def test_a_list_of_pages_at_directory_urls_counts_as_one_that_opens_items(
     steered = order(await run(site(*pages), TOPIC, "adaptive", seeds=seeds, scope="any"))
     plain = order(
         await run(
-            site(*pages), TOPIC, "adaptive", seeds=seeds, scope="any", params={"open_same": 0}
+            site(*pages),
+            TOPIC,
+            "adaptive",
+            seeds=seeds,
+            scope="any",
+            # (and without the subject's name in the department's URLs: ``subject_part``)
+            params={"open_same": 0, "subject_part": 0},
         )
     )
     # at most one other university (taken next while the list's own links were being
@@ -766,3 +774,36 @@ async def test_links_of_a_pattern_that_turned_out_a_dead_end_wait_without_a_resc
         runs[fresh] = sum(p.endswith("syllabus.html") for p in fetched)
     assert runs[1.0] <= 2, runs
     assert runs[1.0] < runs[0.0], runs
+
+
+async def test_from_a_sections_page_a_narrow_topic_goes_on_to_its_subjects_other_sections() -> None:
+    # The user pointed at one university's sports department and gave one word no label
+    # prints (足球). Its own courses read, the crawl has to go elsewhere: every other
+    # university lists its politics school before its sports school. Football is a sport: the
+    # sports schools come first, as they would from a home page.
+    own = [(f"/dept/sport/courses/c{i}/", f"课程 {i}") for i in range(2)]
+    others = [f"http://u{i}.test/" for i in range(3)]
+    pages = [
+        hub("/dept/sport/", "体育系", [*own]),
+        *(page(p, "课程介绍 训练 体能") for p, _ in own),
+    ]
+    pages[0].links.extend(Link(h, anchor="大学") for h in others)
+    for h in others:
+        depts = [Link(f"{h}dept/politics/", "政治学院"), Link(f"{h}dept/sport/", "体育学院")]
+        pages.append(Page(h, h, 200, title="大学", kind="hub", links=depts))
+        pages += [Page(d.url, d.url, 200, title=d.anchor, kind="hub") for d in depts]
+
+    def sport_first(steered: list[str]) -> bool:
+        sport = [steered.index(f"{h}dept/sport/") for h in others]
+        politics = [steered.index(f"{h}dept/politics/") for h in others]
+        return max(sport) < min(politics)
+
+    async def crawl(words: str, **params: float) -> list[str]:
+        graph = site(*pages)
+        return order(
+            await run(graph, words, "adaptive", seeds=("/dept/sport/",), scope="any", params=params)
+        )
+
+    assert sport_first(steered := await crawl(TOPIC)), steered
+    # without it, the page's order: a politics school before the last sports school
+    assert not sport_first(plain := await crawl(TOPIC, subject_part=0)), plain
