@@ -27,8 +27,10 @@ def _file(web: Path, url: str) -> Path:
 
 def _renamed(url: str, n: int) -> str:
     """The same URL shape with a new id: the last run of digits gets ``n`` added, or a
-    digit run is appended to the file name."""
+    digit run is appended to the file name (a directory's URL: to its last directory's)."""
     head, sep, tail = url.rpartition("/")
+    if not tail and urlsplit(head).path:
+        return _renamed(head, n) + "/"
     runs = list(re.finditer(r"\d+", tail))
     if runs:
         m = runs[-1]
@@ -36,6 +38,22 @@ def _renamed(url: str, n: int) -> str:
         return f"{head}{sep}{tail[: m.start()]}{new}{tail[m.end() :]}"
     stem, dot, ext = tail.rpartition(".")
     return f"{head}{sep}{stem or tail}{n}{dot}{ext if stem else ''}"
+
+
+def _tail(url: str) -> bytes:
+    """The last segment of a URL's path, a directory's with its slash (``ses491/``)."""
+    path = url.rstrip("/")
+    return (path.rsplit("/", 1)[1] + ("/" if url.endswith("/") else "")).encode()
+
+
+def _relinked(data: bytes, old: str, new: str) -> bytes:
+    """``data`` with its links to ``old`` pointing to ``new``: written out in full, else by
+    the last segment of the path (a relative link)."""
+    end = rb"(?=[\"'#])"
+    full = re.sub(re.escape(old.encode()) + end, new.encode(), data)
+    if full != data:
+        return full
+    return re.sub(rb"(?<=[/\"'])" + re.escape(_tail(old)) + end, _tail(new), data)
 
 
 def changed(web: Path, out: Path, share: float = 0.05, seed: int = 0) -> list[str]:
@@ -66,9 +84,7 @@ def changed(web: Path, out: Path, share: float = 0.05, seed: int = 0) -> list[st
             continue
         data = path.read_bytes()
         for old in targets:
-            old_tail = old.rsplit("/", 1)[1].encode()
-            new_tail = moved[old].rsplit("/", 1)[1].encode()
-            data = re.sub(re.escape(old_tail) + rb"(?=[\"'#])", new_tail, data)
+            data = _relinked(data, old, moved[old])
         path.write_bytes(data)
     with (out / "truth.jsonl").open("w", encoding="utf-8") as f:
         for r in records:
