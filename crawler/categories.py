@@ -208,7 +208,7 @@ def broader(terms: Iterable[str]) -> list[str]:
     """The labels of the subjects ``terms`` belong to (module doc), the terms themselves and
     their words left out; in the table's order, each once."""
     given = [(textmod.normalize(t), _words(t)) for t in terms if t.strip()]
-    own = {norm for norm, _ in given} | {w for _, words in given for w in words}
+    own = _said(given)
     out: dict[str, None] = {}
     for member, member_words, labels in _members():
         if any(_contains(norm, words, member, member_words) for norm, words in given):
@@ -227,9 +227,13 @@ def _labels() -> frozenset[str]:
 def names_a_subject(terms: Iterable[str]) -> bool:
     """Whether the terms give a subject's own label ("sports", 体育) — the user has said the
     whole subject — rather than only topics filed under one ("football")."""
-    labels = _labels()
-    for term in terms:
-        norm = textmod.normalize(term)
-        if norm in labels or any(w in labels for w in _words(term)):
-            return True
-    return False
+    return not _labels().isdisjoint(_said((textmod.normalize(t), _words(t)) for t in terms))
+
+
+def _said(given: Iterable[tuple[str, tuple[str, ...]]]) -> set[str]:
+    """What the user said: each term (normalized) and each of its words."""
+    out: set[str] = set()
+    for norm, words in given:
+        out.add(norm)
+        out.update(words)
+    return out
