@@ -9,7 +9,11 @@ harvest@1000 to the oracle's (``lab.oracle``, a greedy crawler that knows the tr
 harvest over the first 100 fetches divided by that over fetches 101–1,000. With ``--revisit N``
 the default strategy then visits a copy of the web in which 5 % of the articles changed
 (``lab.mutate``), N fetches, starting from what its first visit learned ("warm") and from
-nothing ("cold"), against bfs: new on-topic items found per fetch.
+nothing ("cold"), against bfs: new on-topic items found per fetch, and on-topic items the
+first visit did not fetch (new or older) per fetch — the lab puts a new item where an old one
+was, anywhere in the site's lists, so the first count is a few items a visit and the second,
+which also counts the older items a short visit reaches for the first time, moves less by
+chance.
 Writes ``focus_<web>.json``, ``focus_<web>.md`` and ``focus_<web>_<topic>.png`` into ``--out``.
 """
 
@@ -146,7 +150,13 @@ def markdown(report: dict[str, Any]) -> str:
         lines += [
             f"**Second visit, {topic}** ({visit['changed']} items changed, "
             f"{visit['budget']} fetches): new on-topic items found per fetch — "
-            + ", ".join(f"{k} {v:.4f}" for k, v in visit["per_fetch"].items()),
+            + ", ".join(f"{k} {v:.4f}" for k, v in visit["per_fetch"].items())
+            + (
+                "; on-topic items the first visit did not fetch, per fetch — "
+                + ", ".join(f"{k} {v:.4f}" for k, v in visit["unseen_per_fetch"].items())
+                if "unseen_per_fetch" in visit
+                else ""
+            ),
             "",
         ]
     return "\n".join(lines)
@@ -244,6 +254,7 @@ async def _revisit(
     for topic in topics:
         keywords = TOPICS[lang][topic]
         wanted = {u for u in new if truth2.relevant(u, topic, items=True)}
+        before: list[str] = []
         with lab_server(web) as proxy:
             first = await run_crawl(
                 truth,
@@ -255,8 +266,11 @@ async def _revisit(
                 max_pages=1000,
                 concurrency=concurrency,
                 params=params,
+                visited=before,
             )
+        seen = set(before)
         per_fetch: dict[str, float] = {}
+        unseen: dict[str, float] = {}
         with lab_server(later) as proxy:
             forgetful = {**first.state, "steer": forget_items(first.state.get("steer"))}
             for label, strategy, state in (
@@ -280,13 +294,26 @@ async def _revisit(
                     visited=found,
                     params=params,
                 )
-                per_fetch[label] = len(wanted & set(found)) / max(1, result.score.fetched)
-                typer.echo(f"{web.name} {topic} second visit {label}: {per_fetch[label]:.4f}")
+                fetched = max(1, result.score.fetched)
+                per_fetch[label] = len(wanted & set(found)) / fetched
+                unseen[label] = (
+                    sum(
+                        1
+                        for u in set(found) - seen
+                        if truth2.is_item(u) and truth2.relevant(u, topic, items=True)
+                    )
+                    / fetched
+                )
+                typer.echo(
+                    f"{web.name} {topic} second visit {label}: {per_fetch[label]:.4f} new, "
+                    f"{unseen[label]:.4f} not fetched before"
+                )
         report[topic] = {
             "changed": len(new),
             "on_topic_changed": len(wanted),
             "budget": budget,
             "per_fetch": per_fetch,
+            "unseen_per_fetch": unseen,
         }
     return report
 
