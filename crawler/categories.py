@@ -207,7 +207,7 @@ def _contains(
 def broader(terms: Iterable[str]) -> list[str]:
     """The labels of the subjects ``terms`` belong to (module doc), the terms themselves and
     their words left out; in the table's order, each once."""
-    given = [(textmod.normalize(t), _words(t)) for t in terms if t.strip()]
+    given = _given(terms)
     own = _said(given)
     out: dict[str, None] = {}
     for member, member_words, labels in _members():
@@ -227,7 +227,12 @@ def _labels() -> frozenset[str]:
 def names_a_subject(terms: Iterable[str]) -> bool:
     """Whether the terms give a subject's own label ("sports", 体育) — the user has said the
     whole subject — rather than only topics filed under one ("football")."""
-    return not _labels().isdisjoint(_said((textmod.normalize(t), _words(t)) for t in terms))
+    return not _labels().isdisjoint(_said(_given(terms)))
+
+
+def _given(terms: Iterable[str]) -> list[tuple[str, tuple[str, ...]]]:
+    """Each of the user's terms, normalized, with its words (blank terms left out)."""
+    return [(textmod.normalize(t), _words(t)) for t in terms if t.strip()]
 
 
 def _said(given: Iterable[tuple[str, tuple[str, ...]]]) -> set[str]:

@@ -295,14 +295,10 @@ async def _revisit(
                     params=params,
                 )
                 fetched = max(1, result.score.fetched)
-                per_fetch[label] = len(wanted & set(found)) / fetched
+                got = set(found)
+                per_fetch[label] = len(wanted & got) / fetched
                 unseen[label] = (
-                    sum(
-                        1
-                        for u in set(found) - seen
-                        if truth2.is_item(u) and truth2.relevant(u, topic, items=True)
-                    )
-                    / fetched
+                    sum(1 for u in got - seen if truth2.relevant(u, topic, items=True)) / fetched
                 )
                 typer.echo(
                     f"{web.name} {topic} second visit {label}: {per_fetch[label]:.4f} new, "
