@@ -47,7 +47,12 @@ labelled data from the user:
    headline is reached a word at a time — only while the literal positives are under
    ``expand_share`` of the items: on a coarse topic they already cover it, and what
    self-training adds is mostly the off-topic pages next to it (during the visit it also
-   steered the crawl astray). A page with the user's verdict keeps it and is never added.
+   steered the crawl astray). At the end of a visit a round adds at most ``expand_step`` ×
+   the literal positives to what the last one took, the pages the last fit ranks highest
+   first: the first fit learned from a handful of pages, and a round that took everything it
+   judged relevant let its mistakes teach every later fit (on sites whose URLs and titles
+   name no section, a coarse concern seeded in its section took every item, off-topic ones
+   included). A page with the user's verdict keeps it and is never added.
 6. **Probability** — ``1 − (1 − p_literal)(1 − p_model)``: either kind of evidence can carry a
    page, neither has to. During a visit the model pushes only once it was fitted on
    ``warm_items`` items with ``warm_positives`` positives, and pushes at once only what the
@@ -171,6 +176,7 @@ JUDGE_DEFAULTS: dict[str, float] = {
     "knn_short": 80,
     "knn_short_min": 1,
     "weak_positives": 1.0,
+    "expand_step": 1.0,
 }
 """Judgment parameters (any can be overridden per concern through ``params``)."""
 
@@ -1089,7 +1095,9 @@ class Judge:
         hold more pages taken on the model's word, and a headline carries a word or two of
         evidence. A phase whose pages settle ends early; the last one ends the rounds. A page
         the user gave a verdict on keeps it. No round takes a page too few of whose nearest
-        items are positives (``_lonely``).
+        items are positives (``_lonely``). At the end of a visit a round takes at most
+        ``expand_step`` × the literal positives more than the last one took, the highest
+        first: a slower start let the later fits, which know more, choose the rest.
         """
         p = self.params
         items = self.seen[-int(p["max_examples"]) :]
@@ -1182,7 +1190,14 @@ class Judge:
                 and (moves is None or moves(items[i]))
             )
             kept = {i: pr for i, pr in expanded.items() if moves and not moves(items[i])}
-            grown = kept | {i: pr for pr, i in ranked[::-1][: max(0, cap - len(kept))]}
+            room = cap
+            if self._final and p["expand_step"]:
+                # a step at a time: on ten small Chinese webs whose URLs and titles name no
+                # section, a coarse concern seeded in its section pushed 677 off-topic items
+                # (of about 1,100) and 92 this way (docs/benchmarks.md, "Self-training a round
+                # at a time"); during a visit ``visit_share`` bounds the rounds
+                room = min(cap, len(expanded) + int(p["expand_step"] * max(1.0, sum(base))))
+            grown = kept | {i: pr for pr, i in ranked[::-1][: max(0, room - len(kept))]}
             if grown.keys() == expanded.keys():
                 if longer:  # the pages of a few sentences settled: on to the short ones
                     round_ = int(p["expand"] + p["expand_long"]) - 1
