@@ -1153,6 +1153,16 @@ class Judge:
             # the items at most during a visit"). The end of the visit reads the whole
             # site: no cap there.
             cap = min(cap, max(0, int(p["visit_share"] * len(items) - sum(base))))
+        # at the end of a visit, how many more pages than the last one a round may take: a
+        # step at a time, on ten small Chinese webs whose URLs and titles name no section, a
+        # coarse concern seeded in its section pushed 92 off-topic items where one round that
+        # took all it could led to 677 (of about 1,100; docs/benchmarks.md, "Self-training a
+        # round at a time"); during a visit ``visit_share`` bounds the rounds
+        step = (
+            int(p["expand_step"] * max(1.0, sum(base)))
+            if self._final and p["expand_step"]
+            else None
+        )
         expanded: dict[int, float] = {}
         round_ = -1
         while round_ < rounds:
@@ -1190,13 +1200,7 @@ class Judge:
                 and (moves is None or moves(items[i]))
             )
             kept = {i: pr for i, pr in expanded.items() if moves and not moves(items[i])}
-            room = cap
-            if self._final and p["expand_step"]:
-                # a step at a time: on ten small Chinese webs whose URLs and titles name no
-                # section, a coarse concern seeded in its section pushed 677 off-topic items
-                # (of about 1,100) and 92 this way (docs/benchmarks.md, "Self-training a round
-                # at a time"); during a visit ``visit_share`` bounds the rounds
-                room = min(cap, len(expanded) + int(p["expand_step"] * max(1.0, sum(base))))
+            room = cap if step is None else min(cap, len(expanded) + step)
             grown = kept | {i: pr for pr, i in ranked[::-1][: max(0, room - len(kept))]}
             if grown.keys() == expanded.keys():
                 if longer:  # the pages of a few sentences settled: on to the short ones

@@ -65,9 +65,11 @@ async def _crawl(
     pages: int,
     params: dict[str, float] | None = None,
     state: dict[str, Any] | None = None,
+    concurrency: int = 16,
 ) -> tuple[list[Any], set[str], dict[str, Any]]:
     """One visit with the product defaults (from ``state``, a visit's saved steering and
-    judgment state: a next visit): its fetched pages, what it pushed, and its state."""
+    judgment state: a next visit): its fetched pages, what it pushed, and its state. With
+    ``concurrency`` 1 the pages arrive in the same order every run."""
     from crawler import CrawlConfig, TopicProfile, crawl
     from lab.runner import lab_fetch_config
 
@@ -75,7 +77,7 @@ async def _crawl(
     config = CrawlConfig(
         max_pages=pages,
         scope="any",
-        fetch=lab_fetch_config(proxy, 16),
+        fetch=lab_fetch_config(proxy, concurrency),
         params=dict(params or {}),
         strategy_state=state.get("steer"),
         judge_state=state.get("judge"),

@@ -38,35 +38,22 @@ def flat_webs(tmp_path_factory: pytest.TempPathFactory) -> list[Path]:
     return webs
 
 
-async def _visit(web: Path, keywords: list[str], pages: int) -> tuple[set[str], set[str]]:
-    """One visit from the sports section's seed, one fetch at a time (the same order every
-    run): the URLs it fetched and the ones it pushed (during the visit and at its end)."""
-    from crawler import CrawlConfig, TopicProfile, crawl
-    from lab.process import lab_server
-    from lab.runner import lab_fetch_config
-
-    seed = json.loads((web / "manifest.json").read_text(encoding="utf-8"))["seeds"]["sports"]
-    with lab_server(web) as proxy:
-        config = CrawlConfig(max_pages=pages, scope="any", fetch=lab_fetch_config(proxy, 1))
-        fetched, pushed = set(), set()
-        async for event in crawl([seed], TopicProfile.from_keywords(keywords), config):
-            if event.page is not None and not event.error:
-                fetched.add(event.final_url)
-            if event.matched:
-                pushed.add(event.final_url)
-    return fetched, pushed
-
-
 def test_self_training_takes_the_topic_not_the_site(flat_webs: list[Path]) -> None:
+    from lab.bench.match import _crawl
     from lab.judge import TOPIC_KEYWORDS
+    from lab.process import lab_server
     from lab.truth import Truth
 
     keywords = TOPIC_KEYWORDS["zh"]["sports"]
     right = wrong = on_topic = off_topic = 0
     for web in flat_webs:
         truth = Truth.load(web)
-        fetched, pushed = asyncio.run(_visit(web, keywords, 250))
-        items = {u for u in fetched if truth.is_item(u)}
+        seed = json.loads((web / "manifest.json").read_text(encoding="utf-8"))["seeds"]["sports"]
+        # one visit from the sports section, one fetch at a time (the same order every run):
+        # what it fetched, and what it pushed during the visit and at its end
+        with lab_server(web) as proxy:
+            pages, pushed, _ = asyncio.run(_crawl(proxy, seed, keywords, 250, concurrency=1))
+        items = {p.final_url for p in pages if truth.is_item(p.final_url)}
         relevant = {u for u in items if truth.relevant(u, "sports")}
         right += len(pushed & relevant)
         wrong += len((pushed & items) - relevant)
