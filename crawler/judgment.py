@@ -7,9 +7,10 @@ labelled data from the user:
 
 1. **Literal evidence** — the user's keywords and synonyms in the title, meta keywords,
    description, the main text (all of it, counted), the anchor text pointing at the page and
-   the section its URL names (``url_words``: ``/news/sport/`` says what ``| Sport |`` does).
-   A keyword in the headline is strong evidence; one mention in a long text is not ("in
-   passing"). Exclude words veto the page.
+   the section its URL names (``url_words``: ``/news/sport/`` says what ``| Sport |`` does)
+   and the section the page says it is filed under (``Page.sections``: its breadcrumb, 首页 >
+   体育 > 正文, or ``article:section``). A keyword in the headline is strong evidence; one
+   mention in a long text is not ("in passing"). Exclude words veto the page.
 2. **Pseudo-labels** — items with strong literal evidence are the first positives; every other
    item is *unlabelled* (it may still be on-topic: a page about 中超 never says 足球). Where
    fewer than ``warm_positives`` items print the words strongly, the items that print them at
@@ -177,6 +178,7 @@ JUDGE_DEFAULTS: dict[str, float] = {
     "knn_short_min": 1,
     "weak_positives": 1.0,
     "expand_step": 1.0,
+    "sections": 1.0,
 }
 """Judgment parameters (any can be overridden per concern through ``params``)."""
 
@@ -268,6 +270,9 @@ class PageTokens:
     url: tuple[str, ...] = ()
     """The words of the URL's section: its host's labels before the site's name and its
     directories (``url_words``)."""
+    section: list[str] = field(default_factory=list)
+    """The words of the sections the page says it is filed under (``Page.sections``: its
+    breadcrumb, ``article:section``)."""
 
 
 def _segment(
@@ -318,6 +323,8 @@ def page_tokens(
         words=words,
     )
     tokens.url = url_words(page.final_url or page.url)
+    # a page kept (``bench match --keep``) before pages had sections has none
+    tokens.section = textmod.tokenize(" | ".join(getattr(page, "sections", ())), words)
     page.tokens = tokens
     return tokens
 
@@ -752,6 +759,7 @@ class Judge:
             ("anchor", tokens.anchor),
             ("body", tokens.body),
             ("url", tokens.url if p["p_url"] else ()),
+            ("section", tokens.section if p["p_url"] and p["sections"] else ()),
         ):
             for stemmed in self._user_index.match(_stem_all(toks)):
                 hits.setdefault(self._stems[stemmed], Counter())[where] += 1
@@ -772,6 +780,11 @@ class Judge:
             lit, strong = p["p_body_once"], False
         else:
             lit, strong = 0.0, False
+        if not strong and total["section"]:
+            # the section the page says it is filed under (its breadcrumb: 首页 > 体育 > 正文,
+            # ``article:section``) says what a title's ``| Sport |`` says, on a site whose
+            # titles and URLs do not say it
+            lit, strong = max(lit, p["p_url"]), True
         by_url = not strong and bool(total["url"])
         if by_url:
             # the section the URL names (``/sport/``, ``sport.example.com``) says what a
@@ -1120,7 +1133,10 @@ class Judge:
         # the off-topic pages next to it (during the visit it also led the crawl astray)
         # (the pages whose URLs alone name the topic's section do not count: they cover the
         # sections a site's URLs name, not the topic's pages elsewhere on a site whose URLs do
-        # not say where they live)
+        # not say where they live; a breadcrumb's do count: a page that shows one says where
+        # it is filed, and self-training from them took the other sections' pages, on small
+        # webs whose URLs and titles name no section; docs/benchmarks.md, "The section a
+        # page's breadcrumb names")
         by_words = sum(y for y, s in zip(base, items, strict=True) if not s.by_url)
         narrow = by_words < p["expand_share"] * len(items)
         self._narrow = narrow

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 
 from lxml import etree
 
@@ -286,9 +287,11 @@ _DATE_META = frozenset(
 )
 
 
-def _ld_types(root: etree._Element) -> list[str]:
-    """JSON-LD ``@type`` values (lower-cased), ``@graph`` members included."""
+def _ld_facts(root: etree._Element) -> tuple[list[str], list[str]]:
+    """JSON-LD ``@type`` values (lower-cased), ``@graph`` members included; and the sections
+    it files the page under (``_ld_sections``)."""
     found: list[str] = []
+    nodes: list[dict[str, object]] = []
 
     def walk(node: object, depth: int) -> None:
         if depth > 4 or len(found) > 20:
@@ -297,6 +300,7 @@ def _ld_types(root: etree._Element) -> list[str]:
             for item in node[:50]:
                 walk(item, depth + 1)
         elif isinstance(node, dict):
+            nodes.append(node)
             kind = node.get("@type")
             for value in kind if isinstance(kind, list) else [kind]:
                 if isinstance(value, str):
@@ -313,7 +317,77 @@ def _ld_types(root: etree._Element) -> list[str]:
             walk(json.loads(el.text), 0)
         except (ValueError, RecursionError):
             continue
-    return found
+    return found, _ld_sections(nodes)
+
+
+def _ld_sections(nodes: list[dict[str, object]]) -> list[str]:
+    """The sections JSON-LD files a page under: ``articleSection``, and a
+    ``BreadcrumbList``'s names but its last (the page itself)."""
+    names: list[object] = []
+    for node in nodes:
+        section = node.get("articleSection")
+        names.extend(section if isinstance(section, list) else [section])
+        kind = node.get("@type")
+        kinds = kind if isinstance(kind, list) else [kind]
+        listed = node.get("itemListElement")
+        if "BreadcrumbList" in kinds and isinstance(listed, list):
+            crumbs = [c for c in listed[:_MAX_SECTIONS] if isinstance(c, dict)]
+            for crumb in crumbs[:-1]:
+                item = crumb.get("item")
+                names.append(
+                    crumb.get("name") or (item.get("name") if isinstance(item, dict) else None)
+                )
+    return [clean(n)[:_MAX_SECTION_CHARS] for n in names if isinstance(n, str) and clean(n)][
+        :_MAX_SECTIONS
+    ]
+
+
+_MAX_SECTIONS = 8
+_MAX_SECTION_CHARS = 40
+_CRUMB_LINKS = 6
+"""A breadcrumb of more links than this is a navigation bar, not the page's place."""
+_CRUMB_CHARS = 120
+_CRUMB_TAGS = ("div", "nav", "ol", "ul", "p", "span", "section", "td", "header", "dl", "dd")
+"""The blocks a breadcrumb is built of (not its links and list items: the block holding them)."""
+_CRUMB_NAME = re.compile(
+    r"(?i)crumb|breadcrumblist|面包屑|(?:^|[-_\s])(?:nav)?(?:path|position|location)(?:$|[-_\s])"
+)
+"""Where a page shows its place on the site: an element whose class, id or label names a
+breadcrumb (``crumb``, ``Crumbs``, schema.org's ``BreadcrumbList``), a path or position
+(人民网's ``path``, 澎湃's ``news_path``)."""
+_CRUMB_LABEL = re.compile(r"^\s*(?:当前位置|您的位置|你的位置|您现在的位置|所在位置|You are here)")
+"""…or a block that starts with 当前位置 / You are here."""
+
+
+def _section_meta(meta: _Meta) -> list[str]:
+    """The section the page's ``article:section`` meta (Open Graph) names."""
+    value = meta.get("article:section")
+    return [value[:_MAX_SECTION_CHARS]] if value else []
+
+
+def _crumbs(root: etree._Element) -> list[str]:
+    """The sections a page's breadcrumb files it under: the link texts of the first small
+    block that shows the page's place on the site (``_CRUMB_NAME``, ``_CRUMB_LABEL``; at
+    most ``_CRUMB_LINKS`` links and ``_CRUMB_CHARS`` characters, else it is a menu). The
+    current page's own label (正文, the headline) is not a link and is not taken; the home
+    page's (网易首页, Home) is, and names no topic."""
+    for el in root.iter(*_CRUMB_TAGS):
+        get = el.get
+        named = [v for v in (get("class"), get("id"), get("aria-label"), get("itemtype")) if v]
+        if not named or _CRUMB_NAME.search(" ".join(named)) is None:
+            text = el.text
+            if not text or _CRUMB_LABEL.match(text) is None:
+                continue
+            if not len(el.findall(".//a")) and el.getparent() is not None:
+                el = el.getparent()  # a 当前位置 label: its links follow it, in the same block
+        links = el.findall(".//a")
+        if not links or len(links) > _CRUMB_LINKS:
+            continue
+        if len(element_text(el)) > _CRUMB_CHARS:
+            continue
+        found = [clean(element_text(a))[:_MAX_SECTION_CHARS] for a in links]
+        return [name for name in found if name]
+    return []
 
 
 def _structure(
@@ -370,9 +444,10 @@ def parse_html(
     if root is None:
         return _empty(page_url, status)
     try:
-        ld_types = _ld_types(root)
+        ld_types, sections = _ld_facts(root)
         strip(root, *_CODE)
         meta = _Meta(root, page_url)
+        sections = [*_section_meta(meta), *sections, *_crumbs(root)]
         base = meta.base
         texts = _Texts()  # until main_block changes the tree
         title = _title(root, meta, texts)
@@ -407,4 +482,5 @@ def parse_html(
         structure=structure,
         kind=kind.kind,
         kind_evidence=kind.evidence,
+        sections=tuple(dict.fromkeys(sections))[:_MAX_SECTIONS],
     )

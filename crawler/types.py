@@ -65,5 +65,8 @@ class Page:
     """``item`` (something a person reads) or ``hub`` (a page of links): ``crawler.pagekind``."""
     kind_evidence: list[str] = field(default_factory=list)
     """What decided ``kind``, strongest first."""
+    sections: tuple[str, ...] = ()
+    """The sections the page says it is filed under: its breadcrumb's links (体育 of
+    网易首页 > 体育 > 正文), ``article:section``, JSON-LD ``articleSection`` (``crawler.parse``)."""
     tokens: object | None = field(default=None, repr=False, compare=False)
     """The page's segmented words once read (``crawler.judgment.page_tokens``)."""

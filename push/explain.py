@@ -26,6 +26,7 @@ _PLACES = {
         "description": "描述",
         "anchor": "链接文字",
         "url": "网址",
+        "section": "栏目",
     },
     "en": {
         "title": "title",
@@ -36,6 +37,7 @@ _PLACES = {
         "description": "description",
         "anchor": "anchor text",
         "url": "URL",
+        "section": "section",
     },
 }
 _KINDS = {

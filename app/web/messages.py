@@ -49,6 +49,7 @@ _PLACES = {
     "text": N_("body text"),
     "description": N_("description"),
     "url": N_("URL"),
+    "section": N_("section"),
 }
 
 

@@ -961,6 +961,40 @@ def test_pages_whose_urls_alone_name_the_topic_do_not_stop_self_training() -> No
     assert len(pushed & quiet) >= 0.9 * len(quiet)
 
 
+def filed_visit(rng: random.Random) -> tuple[list[Page], set[str]]:
+    """300 stories of a site whose URLs and titles name no section, each showing the section
+    it is filed under in a breadcrumb (首页 > 体育 | 财经 | 娱乐 | 天气 > 正文): two in five sport,
+    none of which prints 体育."""
+    pages, sport = [], set()
+    filed = ["财经", "天气", "娱乐"]
+    for i in range(300):
+        on = i % 5 < 2
+        page = article(i, (FOOTBALL if i % 2 else BASKETBALL) if on else OTHER[i % 3], rng)
+        page.sections = ("首页", "体育" if on else filed[i % 3])
+        pages.append(page)
+        if on:
+            sport.add(page.url)
+    return pages, sport
+
+
+def test_the_section_a_breadcrumb_names_counts_as_a_title_naming_it() -> None:
+    pages, sport = filed_visit(random.Random(12))
+    judged = Judge(TopicProfile.from_keywords("体育")).judge(pages[0])
+    assert judged.probability >= 0.8
+    assert judged.explanation["hits"] == [
+        {"term": "体育", "weight": 1.0, "learned": False, "where": {"section": 1}}
+    ]
+    assert not judged.relevant and judged.provisional  # pushed at the visit's end
+    judge = Judge(TopicProfile.from_keywords(["体育", "足球", "篮球", "比赛"]))
+    assert pushed_in(judge, pages) == sport
+    # the stories that show where they are filed cover the topic: self-training, which would
+    # add the pages next to it, does not run (unlike a URL's section: the test above)
+    assert not judge.expanded
+    # the setting off: nothing on a page says 体育, and nothing is pushed
+    blind = pushed_in(Judge(TopicProfile.from_keywords("体育"), params={"sections": 0}), pages)
+    assert not blind
+
+
 def rare_visit(rng: random.Random, *, words: int = 0) -> list[Page]:
     """600 pages, a third football, one football page in 20 saying 足球; with ``words``, each
     page's text also holds that many words common to every topic (a long story)."""

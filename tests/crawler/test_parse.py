@@ -580,3 +580,75 @@ def test_element_text_is_libxml2s_text_cleaned(fragment: str):
     assert root is not None
     for el in root.iter():
         assert element_text(el) == clean(TEXT_OF(el)), fragment
+
+
+def test_saved_pages_say_which_section_they_are_filed_under(shared_data: Path):
+    """The breadcrumbs of real pages (网易首页 > 财经频道 > 正文, 资讯 > 社会 > 正文, 人民网 >>
+    文化): their links, not the page's own label."""
+
+    def sections(name: str) -> tuple[str, ...]:
+        text = (shared_data / "html" / name).read_text(encoding="utf-8")
+        url = source_url(shared_data / "html" / name, text) or LOCAL + name
+        return parse_html(text, url).sections
+
+    assert sections("tests_163_1.html") == ("网易首页", "财经频道")
+    assert sections("tests_163_3.html") == ("网易首页", "新闻中心", "国内新闻")
+    assert sections("tests_ifeng_1.html") == ("资讯", "社会")
+    assert sections("tests_people_1.html") == ("人民网", "文化")
+    assert sections("tests_sina_1.html") == ("新闻中心", "国内新闻")
+    assert sections("test_list_page_163_1.html") == ()
+    assert "正文" not in {s for name in EXPECTED for s in sections(name)}
+
+
+def _sections_of(body: str, head: str = "") -> tuple[str, ...]:
+    text = "Text. " * 40
+    html = f"<html><head><title>A story</title>{head}</head><body>{body}<p>{text}</p></body></html>"
+    return parse_html(html, "https://news.example/a/20240512/story-1.html").sections
+
+
+def test_breadcrumbs_of_every_common_shape():
+    zh = '<div class="crumb"><a href="/">首页</a> &gt; <a href="/sports/">体育</a> &gt; 正文</div>'
+    assert _sections_of(zh) == ("首页", "体育")
+    aria = (
+        '<nav aria-label="breadcrumb"><ol><li><a href="/">Home</a></li>'
+        '<li><a href="/sport/">Sport</a></li><li><a href="/sport/football/">Football</a></li>'
+        "<li>Messi scores twice</li></ol></nav>"
+    )
+    assert _sections_of(aria) == ("Home", "Sport", "Football")
+    microdata = (
+        '<ol itemscope itemtype="https://schema.org/BreadcrumbList"><li><a href="/">Home</a>'
+        '</li><li><a href="/business/">Business</a></li></ol>'
+    )
+    assert _sections_of(microdata) == ("Home", "Business")
+    where = (
+        '<div class="site-info"><span>当前位置：</span><a href="/">首页</a> > '
+        '<a href="/edu/">教育</a></div>'
+    )
+    assert _sections_of(where) == ("首页", "教育")
+    path = '<div class="news_path"><a href="/">首页</a> > <a href="/tech/">科技</a></div>'
+    assert _sections_of(path) == ("首页", "科技")
+
+
+def test_a_section_named_in_the_head():
+    og = '<meta property="article:section" content="Sport">'
+    assert _sections_of("", og) == ("Sport",)
+    ld = (
+        '<script type="application/ld+json">{"@context": "https://schema.org", "@graph": ['
+        '{"@type": "NewsArticle", "articleSection": ["体育", "足球"]},'
+        '{"@type": "BreadcrumbList", "itemListElement": ['
+        '{"@type": "ListItem", "position": 1, "name": "首页", "item": "https://news.example/"},'
+        '{"@type": "ListItem", "position": 2, "name": "体育", "item": "https://news.example/s/"},'
+        '{"@type": "ListItem", "position": 3, "name": "梅西梅开二度"}]}]}</script>'
+    )
+    # once each, in the order found; the breadcrumb's last entry is the page itself
+    assert _sections_of("", ld) == ("体育", "足球", "首页")
+
+
+def test_a_menu_is_not_a_breadcrumb():
+    menu = "".join(f'<li><a href="/c{i}/">栏目{i}</a></li>' for i in range(12))
+    assert _sections_of(f'<div class="nav-path"><ul>{menu}</ul></div>') == ()
+    long = '<div class="crumb"><a href="/">首页</a>' + "很长的说明文字" * 30 + "</div>"
+    assert _sections_of(long) == ()
+    # an element named like a path that holds no link, and a page without any
+    assert _sections_of('<svg><path class="path-1" d="M0 0"/></svg>') == ()
+    assert _sections_of("<p>Nothing here.</p>") == ()

@@ -47,6 +47,17 @@ def test_a_keyword_the_url_names_is_said_to_be_in_the_url() -> None:
     assert explain_why(info, ["sports"], p, "zh").startswith("命中关键词：sports（网址）；")
 
 
+def test_a_hit_in_the_breadcrumb_is_named_as_the_section() -> None:
+    from crawler import Judge, Page, TopicProfile
+
+    url = "https://www.example.cn/a/20240601/x1.html"
+    page = Page(url, url, 200, title="于涛伤愈复出", kind="item", sections=("首页", "体育"))
+    judged = Judge(TopicProfile.from_keywords("体育")).judge(page)
+    info, p = judged.explanation, judged.probability
+    assert explain_why(info, ["体育"], p, "zh").startswith("命中关键词：体育（栏目）；")
+    assert explain_why(info, ["体育"], p, "en").startswith("Matched: 体育 (section);")
+
+
 def test_odd_shapes_do_not_break_the_line() -> None:
     info = {
         "method": "model",
