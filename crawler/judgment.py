@@ -392,6 +392,8 @@ class _Seen:
     than it did then (a page of this visit, fetched again): not pushed now either."""
     by_url: bool = False
     """A positive only by the section its URL names (``Judge._literal``)."""
+    filed: bool = False
+    """A positive only by the section the page says it is filed under (its breadcrumb)."""
 
 
 class _Model:
@@ -749,8 +751,11 @@ class Judge:
         return self._features(_segment(head, ex.text, words=self.profile.words)), ex.label
 
     # -- literal evidence -----------------------------------------------------------------
-    def _literal(self, tokens: PageTokens) -> tuple[float, bool, bool, dict[str, Counter[str]]]:
-        """(p_literal, strong, strong only by the URL's section, hits by term and place)."""
+    def _literal(
+        self, tokens: PageTokens
+    ) -> tuple[float, bool, bool, bool, dict[str, Counter[str]]]:
+        """(p_literal, strong, strong only by the URL's section, strong only by the section
+        the page says it is filed under, hits by term and place)."""
         p = self.params
         hits: dict[str, Counter[str]] = {}
         for where, toks in (
@@ -780,7 +785,8 @@ class Judge:
             lit, strong = p["p_body_once"], False
         else:
             lit, strong = 0.0, False
-        if not strong and total["section"]:
+        filed = not strong and bool(total["section"])
+        if filed:
             # the section the page says it is filed under (its breadcrumb: 首页 > 体育 > 正文,
             # ``article:section``) says what a title's ``| Sport |`` says, on a site whose
             # titles and URLs do not say it
@@ -792,7 +798,7 @@ class Judge:
             lit, strong = max(lit, p["p_url"]), True
         if total["anchor"]:
             lit = 1.0 - (1.0 - lit) * (1.0 - p["p_anchor"])
-        return lit, strong, by_url, hits
+        return lit, strong, by_url, filed, hits
 
     # -- the decision ---------------------------------------------------------------------
     @property
@@ -821,7 +827,7 @@ class Judge:
             tokens.anchor = _anchor_tokens(anchor, tokens.title, words)
         head = tokens.title + tokens.meta + tokens.description
         excluded = self.profile.excluded_in(head) if self._exclude else []
-        literal, strong, by_url, hits = self._literal(tokens)
+        literal, strong, by_url, filed, hits = self._literal(tokens)
         seen = _Seen(
             page.final_url or page.url,
             page.title,
@@ -835,6 +841,7 @@ class Judge:
             list(page.kind_evidence),
             _section(page.title),
             by_url=by_url and not excluded,
+            filed=filed and not excluded,
         )
         if observe:
             self.areas.observe(
@@ -1139,7 +1146,12 @@ class Judge:
         # page's breadcrumb names")
         by_words = sum(y for y, s in zip(base, items, strict=True) if not s.by_url)
         narrow = by_words < p["expand_share"] * len(items)
-        self._narrow = narrow
+        # the crawl judges a narrow topic's links by the model (``_steers_early``): a link
+        # shows no breadcrumb, so whether the pages' own words cover the topic decides it,
+        # as before breadcrumbs were read (docs/benchmarks.md, "The section a page's
+        # breadcrumb names")
+        filed = sum(y for y, s in zip(base, items, strict=True) if s.filed)
+        self._narrow = by_words - filed < p["expand_share"] * len(items)
         if self._final:
             # the later phases follow ``expand``: none when self-training is off (``expand`` 0)
             rounds = (

@@ -990,6 +990,9 @@ def test_the_section_a_breadcrumb_names_counts_as_a_title_naming_it() -> None:
     # the stories that show where they are filed cover the topic: self-training, which would
     # add the pages next to it, does not run (unlike a URL's section: the test above)
     assert not judge.expanded
+    # but the pages' own words cover the topic thinly, so the crawl still judges its links by
+    # the model (as for a one-keyword topic): where they are filed says nothing of a link
+    assert judge._steers_early
     # the setting off: nothing on a page says 体育, and nothing is pushed
     blind = pushed_in(Judge(TopicProfile.from_keywords("体育"), params={"sections": 0}), pages)
     assert not blind
