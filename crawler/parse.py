@@ -350,11 +350,13 @@ _CRUMB_CHARS = 120
 _CRUMB_TAGS = ("div", "nav", "ol", "ul", "p", "span", "section", "td", "header", "dl", "dd")
 """The blocks a breadcrumb is built of (not its links and list items: the block holding them)."""
 _CRUMB_NAME = re.compile(
-    r"(?i)crumb|breadcrumblist|面包屑|(?:^|[-_\s])(?:nav)?(?:path|position|location)(?:$|[-_\s])"
+    r"(?i)(crumb|breadcrumblist|面包屑)|(?:^|[-_\s])(?:nav)?(?:path|position|location)(?:$|[-_\s])"
 )
 """Where a page shows its place on the site: an element whose class, id or label names a
 breadcrumb (``crumb``, ``Crumbs``, schema.org's ``BreadcrumbList``), a path or position
 (人民网's ``path``, 澎湃's ``news_path``)."""
+_STEP = re.compile(r">|›|»|→|/|＞|》")
+"""What a breadcrumb puts between two places (首页 > 体育, Home / Sport)."""
 _CRUMB_LABEL = re.compile(r"^\s*(?:当前位置|您的位置|你的位置|您现在的位置|所在位置|You are here)")
 """…or a block that starts with 当前位置 / You are here."""
 
@@ -374,7 +376,8 @@ def _crumbs(root: etree._Element) -> list[str]:
     for el in root.iter(*_CRUMB_TAGS):
         get = el.get
         named = [v for v in (get("class"), get("id"), get("aria-label"), get("itemtype")) if v]
-        if not named or _CRUMB_NAME.search(" ".join(named)) is None:
+        name = _CRUMB_NAME.search(" ".join(named)) if named else None
+        if name is None:
             text = el.text
             if not text or _CRUMB_LABEL.match(text) is None:
                 continue
@@ -383,7 +386,12 @@ def _crumbs(root: etree._Element) -> list[str]:
         links = el.findall(".//a")
         if not links or len(links) > _CRUMB_LINKS:
             continue
-        if len(element_text(el)) > _CRUMB_CHARS:
+        text = element_text(el)
+        if len(text) > _CRUMB_CHARS:
+            continue
+        if name is not None and name.group(1) is None and len(links) < 2 and not _STEP.search(text):
+            # a block named a path, position or location with one link and no step between
+            # places (an event's venue, a job's title) is not a breadcrumb
             continue
         found = [clean(element_text(a))[:_MAX_SECTION_CHARS] for a in links]
         return [name for name in found if name]

@@ -652,3 +652,13 @@ def test_a_menu_is_not_a_breadcrumb():
     # an element named like a path that holds no link, and a page without any
     assert _sections_of('<svg><path class="path-1" d="M0 0"/></svg>') == ()
     assert _sections_of("<p>Nothing here.</p>") == ()
+
+
+def test_a_place_that_is_not_the_pages_place_on_the_site():
+    # a venue or a job title in a block named "location" / "position": one link, no step
+    assert _sections_of('<div class="location"><a href="/city/bj/">北京</a></div>') == ()
+    assert _sections_of('<p class="position"><a href="/jobs/42">Engineer</a></p>') == ()
+    # the same names with a step between places, or two of them, are breadcrumbs
+    assert _sections_of('<div class="location"><a href="/">首页</a> &gt; 正文</div>') == ("首页",)
+    two = '<div class="position"><a href="/">Home</a><a href="/sport/">Sport</a></div>'
+    assert _sections_of(two) == ("Home", "Sport")
