@@ -253,6 +253,11 @@ def _section(title: str) -> str:
     return " ".join(textmod.normalize(headline(title)[1]).split())
 
 
+def _names_in_section(seen: _Seen) -> bool:
+    """The user's words are among the sections the page says it is filed under."""
+    return any("section" in where for where in seen.hits.values())
+
+
 @dataclass(slots=True)
 class PageTokens:
     """A page's words, segmented once and shared by every reader of the page."""
@@ -394,6 +399,8 @@ class _Seen:
     """A positive only by the section its URL names (``Judge._literal``)."""
     filed: bool = False
     """A positive only by the section the page says it is filed under (its breadcrumb)."""
+    sectioned: bool = False
+    """The page says which section it is filed under (``Page.sections``)."""
 
 
 class _Model:
@@ -585,6 +592,10 @@ def _sigmoid(z: float) -> float:
 
 class Judge:
     """One concern's push decision (see the module doc)."""
+
+    _filing: frozenset[str] = frozenset()
+    """Sites that file the topic's pages under a section the user's words name
+    (``_filing_sites``, as of the last fit; set on the instance by each fit)."""
 
     def __init__(
         self,
@@ -842,6 +853,7 @@ class Judge:
             _section(page.title),
             by_url=by_url and not excluded,
             filed=filed and not excluded,
+            sectioned=bool(tokens.section),
         )
         if observe:
             self.areas.observe(
@@ -917,7 +929,9 @@ class Judge:
         word sets it to 0."""
         area = self._area(seen)
         p_model, fired = (
-            self._model_probability(seen, area, explain=explain) if self.warm else (0.0, [])
+            self._model_probability(seen, area, explain=explain)
+            if self.warm and not self._filed_elsewhere(seen)
+            else (0.0, [])
         )
         prob = 0.0 if seen.excluded else 1.0 - (1.0 - seen.literal) * (1.0 - p_model)
         return prob, p_model, area, fired
@@ -1138,20 +1152,14 @@ class Judge:
         # none when the pages that print the keywords are already a large share of the items
         # (a coarse topic): there they cover the topic, and what self-training adds is mostly
         # the off-topic pages next to it (during the visit it also led the crawl astray)
-        # (the pages whose URLs alone name the topic's section do not count: they cover the
-        # sections a site's URLs name, not the topic's pages elsewhere on a site whose URLs do
-        # not say where they live; a breadcrumb's do count: a page that shows one says where
-        # it is filed, and self-training from them took the other sections' pages, on small
-        # webs whose URLs and titles name no section; docs/benchmarks.md, "The section a
-        # page's breadcrumb names")
-        by_words = sum(y for y, s in zip(base, items, strict=True) if not s.by_url)
+        # (the pages whose URLs or breadcrumbs alone name the topic's section do not count:
+        # they cover the sections a site names, not the topic's pages elsewhere, on a site or
+        # a part of it whose URLs and pages do not say where they live; counted, self-training
+        # did not run where half the sites show breadcrumbs, and the others' pages of the topic
+        # were not reached: docs/benchmarks.md, "The section a page's breadcrumb names")
+        by_words = sum(y for y, s in zip(base, items, strict=True) if not (s.by_url or s.filed))
         narrow = by_words < p["expand_share"] * len(items)
-        # the crawl judges a narrow topic's links by the model (``_steers_early``): a link
-        # shows no breadcrumb, so whether the pages' own words cover the topic decides it,
-        # as before breadcrumbs were read (docs/benchmarks.md, "The section a page's
-        # breadcrumb names")
-        filed = sum(y for y, s in zip(base, items, strict=True) if s.filed)
-        self._narrow = by_words - filed < p["expand_share"] * len(items)
+        self._narrow = narrow
         if self._final:
             # the later phases follow ``expand``: none when self-training is off (``expand`` 0)
             rounds = (
@@ -1168,6 +1176,7 @@ class Judge:
             warm = len(items) >= p["warm_items"]
             rounds = int(min(p["expand"], p["expand_visit"])) if warm and narrow else 0
         vetoed = self._veto(items, base) if rounds else None
+        self._filing = self._filing_sites(items) if p["sections"] else frozenset()
         lonely = self._lonely(items, base) if rounds and (p["knn"] or p["knn_short"]) else None
         # how many items the rounds may take (the same in every round)
         cap = int(p["expand_growth"] * max(1.0, sum(base)))
@@ -1225,6 +1234,7 @@ class Judge:
                 if pr >= p["expand_at_late" if late else "expand_at"]
                 and not (vetoed and vetoed(i))
                 and not (lonely and lonely(i))
+                and not self._filed_elsewhere(items[i])
                 and (moves is None or moves(items[i]))
             )
             kept = {i: pr for i, pr in expanded.items() if moves and not moves(items[i])}
@@ -1250,6 +1260,24 @@ class Judge:
         return seen.positive or (
             weak and seen.literal >= self.params["p_body_some"] and not seen.excluded
         )
+
+    def _filing_sites(self, items: Sequence[_Seen]) -> frozenset[str]:
+        """The sites whose breadcrumbs file at least ``min_positives`` of ``items`` under a
+        section the user's words name: such a site says where its topic's pages are
+        (``_filed_elsewhere``)."""
+        named = Counter(site_of(s.url) for s in items if _names_in_section(s))
+        need = self.params["min_positives"]
+        return frozenset(site for site, n in named.items() if n >= need)
+
+    def _filed_elsewhere(self, seen: _Seen) -> bool:
+        """A page whose breadcrumb files it under a section the user's words do not name, on
+        a site that files the topic's pages under one they name (``_filing_sites``, as of
+        the last fit): not one of the topic's pages, whatever its words look like.
+        Self-training never takes it, and the model alone does not push it (on ten small webs
+        whose stories show breadcrumbs, self-training from the stories filed under 体育 took
+        104 of another section's stories in one visit). On a site whose breadcrumbs never
+        name the user's words (足球 filed under 体育) they say nothing of the topic."""
+        return seen.sectioned and site_of(seen.url) in self._filing and not _names_in_section(seen)
 
     def _short(self, seen: _Seen) -> bool:
         """A page with few words (under ``short_words`` distinct ones: a headline and a line

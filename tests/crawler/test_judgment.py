@@ -961,14 +961,16 @@ def test_pages_whose_urls_alone_name_the_topic_do_not_stop_self_training() -> No
     assert len(pushed & quiet) >= 0.9 * len(quiet)
 
 
-def filed_visit(rng: random.Random) -> tuple[list[Page], set[str]]:
-    """300 stories of a site whose URLs and titles name no section, each showing the section
-    it is filed under in a breadcrumb (首页 > 体育 | 财经 | 娱乐 | 天气 > 正文): two in five sport,
-    none of which prints 体育."""
+def filed_visit(
+    rng: random.Random, n: int = 300, sport_in_5: int = 2
+) -> tuple[list[Page], set[str]]:
+    """``n`` stories of a site whose URLs and titles name no section, each showing the section
+    it is filed under in a breadcrumb (首页 > 体育 | 财经 | 娱乐 | 天气 > 正文): ``sport_in_5`` in
+    five sport, none of which prints 体育."""
     pages, sport = [], set()
     filed = ["财经", "天气", "娱乐"]
-    for i in range(300):
-        on = i % 5 < 2
+    for i in range(n):
+        on = i % 5 < sport_in_5
         page = article(i, (FOOTBALL if i % 2 else BASKETBALL) if on else OTHER[i % 3], rng)
         page.sections = ("首页", "体育" if on else filed[i % 3])
         pages.append(page)
@@ -987,15 +989,36 @@ def test_the_section_a_breadcrumb_names_counts_as_a_title_naming_it() -> None:
     assert not judged.relevant and judged.provisional  # pushed at the visit's end
     judge = Judge(TopicProfile.from_keywords(["体育", "足球", "篮球", "比赛"]))
     assert pushed_in(judge, pages) == sport
-    # the stories that show where they are filed cover the topic: self-training, which would
-    # add the pages next to it, does not run (unlike a URL's section: the test above)
+    # the site files its sport under 体育: self-training takes none of the stories it files
+    # elsewhere, and the model alone pushes none of them
     assert not judge.expanded
-    # but the pages' own words cover the topic thinly, so the crawl still judges its links by
-    # the model (as for a one-keyword topic): where they are filed says nothing of a link
+    # the pages' own words cover the topic thinly, so the crawl still judges its links by the
+    # model (as for a one-keyword topic): where they are filed says nothing of a link
     assert judge._steers_early
     # the setting off: nothing on a page says 体育, and nothing is pushed
     blind = pushed_in(Judge(TopicProfile.from_keywords("体育"), params={"sections": 0}), pages)
     assert not blind
+
+
+def test_a_site_without_breadcrumbs_beside_one_with_them_is_still_read_by_its_words() -> None:
+    # stories like them on a second site that shows no breadcrumb: its sport is found by what
+    # the stories say, as self-training finds it, and the first site's breadcrumbs do not
+    # stop self-training (counted as the pages that print the words, they did: three in five
+    # of the first site's stories, most of the visit, are filed under 体育)
+    filed, filed_sport = filed_visit(random.Random(12), 300, 3)
+    bare, bare_sport = [], set()
+    for page in filed_visit(random.Random(13), 100)[0]:
+        url = page.url.replace("news.example.cn", "www.other.example.com")
+        bare.append(Page(url, url, 200, title=page.title, text=page.text, kind="item"))
+        if page.sections[1] == "体育":
+            bare_sport.add(url)
+    pages = filed[:200] + [page for pair in zip(filed[200:], bare, strict=True) for page in pair]
+    judge = Judge(TopicProfile.from_keywords(["体育", "足球", "篮球", "比赛"]))
+    pushed = pushed_in(judge, pages)
+    assert judge.expanded
+    assert pushed & {page.url for page in filed} == filed_sport
+    assert len(pushed & bare_sport) >= 0.8 * len(bare_sport)
+    assert len(pushed - filed_sport - bare_sport) <= 0.05 * len(bare_sport)
 
 
 def rare_visit(rng: random.Random, *, words: int = 0) -> list[Page]:
