@@ -53,7 +53,9 @@ labelled data from the user:
    first: the first fit learned from a handful of pages, and a round that took everything it
    judged relevant let its mistakes teach every later fit (on sites whose URLs and titles
    name no section, a coarse concern seeded in its section took every item, off-topic ones
-   included). A page with the user's verdict keeps it and is never added.
+   included). A page with the user's verdict keeps it and is never added; nor is a page that
+   a site whose breadcrumbs file the topic under a section the user's words name files
+   under another section (``_filed_elsewhere``: the model alone does not push it either).
 6. **Probability** — ``1 − (1 − p_literal)(1 − p_model)``: either kind of evidence can carry a
    page, neither has to. During a visit the model pushes only once it was fitted on
    ``warm_items`` items with ``warm_positives`` positives, and pushes at once only what the
