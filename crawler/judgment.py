@@ -194,7 +194,9 @@ STATE_VERSION = 3
 """2: adds ``sections`` (a title's section, or ``url:`` and a URL's where a site's titles name
 none → closeness to the topic); 3: adds ``history`` (the items the model was fitted on, in
 brief); 1 and 2 still load. Since 2026-12-01 a state also holds ``sites`` (each site's
-closest item: ``Judge._site_tops``); one saved before loads without it."""
+closest item: ``Judge._site_tops``); one saved before loads without it. Since 2026-12-06 a
+history item may carry ``c`` (a positive only by the section its breadcrumb names); one saved
+before has none."""
 
 
 @functools.lru_cache(maxsize=16384)
@@ -1700,6 +1702,7 @@ class Judge:
                 | ({"x": s.excluded} if s.excluded else {})
                 | ({"n": 1} if self._declined(s) else {})
                 | ({"b": 1} if s.by_url else {})
+                | ({"c": 1} if s.filed else {})
             )
         return out
 
@@ -1732,6 +1735,7 @@ class Judge:
                     True,
                     bool(entry.get("n", False)),
                     bool(entry.get("b", False)),
+                    bool(entry.get("c", False)),
                 )
             except (KeyError, TypeError, ValueError, AttributeError):
                 continue  # a damaged entry: the rest still teach

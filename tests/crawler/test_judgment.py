@@ -995,6 +995,10 @@ def test_the_section_a_breadcrumb_names_counts_as_a_title_naming_it() -> None:
     # the pages' own words cover the topic thinly, so the crawl still judges its links by the
     # model (as for a one-keyword topic): where they are filed says nothing of a link
     assert judge._steers_early
+    # the next visit learns from them as pages filed under the topic, not as pages that
+    # print the words (which would stop its self-training)
+    kept = Judge(TopicProfile.from_keywords("体育"), state=judge.state()).seen
+    assert {s.url for s in kept if s.filed} == sport
     # the setting off: nothing on a page says 体育, and nothing is pushed
     blind = pushed_in(Judge(TopicProfile.from_keywords("体育"), params={"sections": 0}), pages)
     assert not blind
