@@ -268,3 +268,17 @@ def test_headlines_without_the_site_name_and_summaries_without_the_headline(
     assert snippets[1] == ""  # nothing rather than the title twice
     found = alice_client.get("/messages", params={"q": "门户新闻"}).text
     assert len(re.findall(r'<article class="msg', found)) == 3
+
+
+def test_a_word_in_the_breadcrumb_is_shown_as_the_section(alice_client, db, alice):
+    from crawler import Judge, Page, TopicProfile
+
+    concern = make_concern(db, alice, keywords="体育")
+    match = make_match(db, concern, 7, title="于涛伤愈复出", keywords=("体育",))
+    url = "https://www.example.cn/a/20240601/x7.html"
+    page = Page(url, url, 200, title="于涛伤愈复出", kind="item", sections=("首页", "体育"))
+    match.explanation = Judge(TopicProfile.from_keywords("体育")).judge(page).explanation
+    db.add(match)
+    db.commit()
+    html = alice_client.get(f"/messages/{match.id}").text
+    assert "栏目：体育" in html and "标题：体育" not in html
