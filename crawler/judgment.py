@@ -1281,7 +1281,12 @@ class Judge:
         whose stories show breadcrumbs, self-training from the stories filed under 体育 took
         104 of another section's stories in one visit). On a site whose breadcrumbs never
         name the user's words (足球 filed under 体育) they say nothing of the topic."""
-        return seen.sectioned and site_of(seen.url) in self._filing and not _names_in_section(seen)
+        return (
+            bool(self._filing)
+            and seen.sectioned
+            and site_of(seen.url) in self._filing
+            and not _names_in_section(seen)
+        )
 
     def _short(self, seen: _Seen) -> bool:
         """A page with few words (under ``short_words`` distinct ones: a headline and a line

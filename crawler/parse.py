@@ -381,9 +381,10 @@ def _crumbs(root: etree._Element) -> list[str]:
             text = el.text
             if not text or _CRUMB_LABEL.match(text) is None:
                 continue
-            if not len(el.findall(".//a")) and el.getparent() is not None:
-                el = el.getparent()  # a 当前位置 label: its links follow it, in the same block
         links = el.findall(".//a")
+        if name is None and not links and el.getparent() is not None:
+            el = el.getparent()  # a 当前位置 label: its links follow it, in the same block
+            links = el.findall(".//a")
         if not links or len(links) > _CRUMB_LINKS:
             continue
         text = element_text(el)
@@ -394,7 +395,7 @@ def _crumbs(root: etree._Element) -> list[str]:
             # places (an event's venue, a job's title) is not a breadcrumb
             continue
         found = [clean(element_text(a))[:_MAX_SECTION_CHARS] for a in links]
-        return [name for name in found if name]
+        return [label for label in found if label]
     return []
 
 
