@@ -24,7 +24,8 @@ labelled data from the user:
    name in its titles left out (``crawler.sitenames``: where a page was found counts through
    its area, item 4, not as a word). It is trained by
    positive-unlabelled learning (Elkan & Noto 2008): ``g`` separates labelled positives (and
-   👍 verdicts, weight ``feedback_weight``) from the unlabelled (and 👎), classes balanced; two
+   👍 verdicts, weight ``feedback_weight``) from the unlabelled (and 👎, each on top of them as
+   ``feedback_weight`` of them, ``downs_apart``), classes balanced; two
    stratified folds give each seen page a held-out score, Platt scaling turns it into
    P(labelled | page), and ``c`` = its mean over the labelled estimates P(labelled |
    relevant), so ``p_model = min(1, P(labelled) / c)`` — above the default threshold stretched
@@ -181,6 +182,7 @@ JUDGE_DEFAULTS: dict[str, float] = {
     "weak_positives": 1.0,
     "expand_step": 1.0,
     "sections": 1.0,
+    "downs_apart": 1.0,
 }
 """Judgment parameters (any can be overridden per concern through ``params``)."""
 
@@ -1421,10 +1423,25 @@ class Judge:
             weights.append(p["feedback_weight"])
         if too_few:  # a model judges: the closeness above is read, but nothing is fitted
             return None
-        # balanced: the labelled and the unlabelled weigh the same in total
+        # balanced: the labelled and the unlabelled weigh the same in total. A 👎 adds to the
+        # unlabelled pages' weight (``downs_apart``), as much as ``feedback_weight`` of them on
+        # average: shared out with them, twenty 👎 on a visit of 200 pages took half the
+        # weight of the rest, and every page no one marked looked likelier to be on the topic
+        # (a visit whose twenty pushes the user all marked wrong pushed 62 other wrong pages
+        # instead of 44: docs/benchmarks.md, "What a 👎 weighs")
         pos_w = sum(w for w, y in zip(weights, labels, strict=True) if y > 0)
-        unl_w = sum(w for w, y in zip(weights, labels, strict=True) if y == 0)
-        weights = [w / pos_w if y > 0 else w / unl_w for w, y in zip(weights, labels, strict=True)]
+        n = len(items)
+        apart = bool(p["downs_apart"])
+        unl_w = sum(
+            w
+            for i, (w, y) in enumerate(zip(weights, labels, strict=True))
+            if not y and (i < n or not apart)
+        )
+        down_w = p["feedback_weight"] / max(1, sum(1 for y in labels[:n] if not y))
+        weights = [
+            w / pos_w if y > 0 else down_w if apart and i >= n else w / unl_w
+            for i, (w, y) in enumerate(zip(weights, labels, strict=True))
+        ]
         # from scratch, not from the last visit's model: it saw these pages too, and would
         # leak the held-out pages into their own scores
         fit = functools.partial(_Model.fit, l2=p["l2"], epochs=int(p["epochs"]))
