@@ -1423,12 +1423,12 @@ class Judge:
             weights.append(p["feedback_weight"])
         if too_few:  # a model judges: the closeness above is read, but nothing is fitted
             return None
-        # balanced: the labelled and the unlabelled weigh the same in total. A 👎 adds to the
-        # unlabelled pages' weight (``downs_apart``), as much as ``feedback_weight`` of them on
-        # average: shared out with them, twenty 👎 on a visit of 200 pages took a third to half the
-        # weight of the rest, and every page no one marked looked likelier to be on the topic
-        # (a visit whose twenty pushes the user all marked wrong pushed 62 other wrong pages
-        # instead of 44: docs/benchmarks.md, "What a 👎 weighs")
+        # balanced: the labelled and the unlabelled pages weigh the same in total. A 👎 adds
+        # to the unlabelled pages' weight (``downs_apart``), as much as ``feedback_weight`` of
+        # them on average: shared out with them, twenty 👎 on a visit of 200 pages took a
+        # third to half the weight of the rest, and every page no one marked looked likelier
+        # to be on the topic (a visit whose twenty pushes the user all marked wrong pushed 62
+        # other wrong pages instead of 44: docs/benchmarks.md, "What a 👎 weighs")
         pos_w = sum(w for w, y in zip(weights, labels, strict=True) if y > 0)
         n = len(items)
         apart = bool(p["downs_apart"])

@@ -14,28 +14,15 @@ from pathlib import Path
 
 import pytest
 
-from lab.builder import build
+from tests.lab.webs import flat_webs
 
 SEEDS = (1, 4)
 
 
 @pytest.fixture(scope="module")
 def webs(tmp_path_factory: pytest.TempPathFactory) -> list[Path]:
-    """Small Chinese webs (two portals each) of the real corpus, flat URLs, the portal's name
-    as the only title suffix."""
-    from tests.environment import CI, SHARED_DATA
-
-    corpus = SHARED_DATA / "corpus"
-    if not corpus.is_dir():
-        if CI:
-            pytest.fail(f"{SHARED_DATA} is missing", pytrace=False)
-        pytest.skip(f"needs the labelled corpus in {corpus}")
-    out = []
-    for seed in SEEDS:
-        web = tmp_path_factory.mktemp(f"flat{seed}")
-        build(corpus, web, seed=seed, sites=2, articles=300, titles="site", urls="flat")
-        out.append(web)
-    return out
+    """Small Chinese webs of the real corpus (``tests.lab.webs.flat_webs``)."""
+    return flat_webs(tmp_path_factory, SEEDS)
 
 
 def test_thumbs_down_leave_fewer_wrong_pushes_among_the_pages_nobody_marked(

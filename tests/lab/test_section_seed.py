@@ -16,31 +16,18 @@ from pathlib import Path
 
 import pytest
 
-from lab.builder import build
+from tests.lab.webs import flat_webs
 
 SEEDS = (1, 2, 3, 4, 5, 6)
 
 
 @pytest.fixture(scope="module")
-def flat_webs(tmp_path_factory: pytest.TempPathFactory) -> list[Path]:
-    """Small Chinese webs (two portals each) of the real corpus, flat URLs, the portal's name
-    as the only title suffix."""
-    from tests.environment import CI, SHARED_DATA
-
-    corpus = SHARED_DATA / "corpus"
-    if not corpus.is_dir():
-        if CI:
-            pytest.fail(f"{SHARED_DATA} is missing", pytrace=False)
-        pytest.skip(f"needs the labelled corpus in {corpus}")
-    webs = []
-    for seed in SEEDS:
-        out = tmp_path_factory.mktemp(f"flat{seed}")
-        build(corpus, out, seed=seed, sites=2, articles=300, titles="site", urls="flat")
-        webs.append(out)
-    return webs
+def webs(tmp_path_factory: pytest.TempPathFactory) -> list[Path]:
+    """Small Chinese webs of the real corpus (``tests.lab.webs.flat_webs``)."""
+    return flat_webs(tmp_path_factory, SEEDS)
 
 
-def test_self_training_takes_the_topic_not_the_site(flat_webs: list[Path]) -> None:
+def test_self_training_takes_the_topic_not_the_site(webs: list[Path]) -> None:
     from lab.bench.match import _crawl, _judge_all
     from lab.judge import TOPIC_KEYWORDS
     from lab.process import lab_server
@@ -49,7 +36,7 @@ def test_self_training_takes_the_topic_not_the_site(flat_webs: list[Path]) -> No
     keywords = TOPIC_KEYWORDS["zh"]["sports"]
     counts = {"crawl": [0, 0], "no breadcrumbs": [0, 0]}  # right, wrong
     on_topic = off_topic = 0
-    for web in flat_webs:
+    for web in webs:
         truth = Truth.load(web)
         seed = json.loads((web / "manifest.json").read_text(encoding="utf-8"))["seeds"]["sports"]
         # one visit from the sports section, one fetch at a time (the same order every run):
