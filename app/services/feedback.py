@@ -21,7 +21,7 @@ from app.models import Concern, Match, Page, User, utcnow
 from app.services.concerns import get_concern, normalize_keywords
 from app.services.errors import Invalid, NotFound
 from app.services.matches import get_match
-from crawler.judgment import Example
+from crawler.judgment import JUDGE_DEFAULTS, Example
 
 logger = logging.getLogger(__name__)
 
@@ -174,6 +174,34 @@ def learned_terms(concern: Concern, n: int = SHOWN_TERMS) -> list[LearnedTerm]:
     ]
     terms.sort(key=lambda lt: (-lt.weight, lt.term))
     return terms[:n]
+
+
+@dataclass(frozen=True, slots=True)
+class Sparse:
+    """The last visits read ``items`` pages and only ``printing`` printed the concern's words
+    clearly: fewer than the ``need`` the model learns from."""
+
+    items: int
+    printing: int
+    need: int
+
+
+def sparse_words(concern: Concern) -> Sparse | None:
+    """Why nothing was learned, when the reason is the site's words: the stored state has no
+    model, its pages are enough to learn from (``min_items``), but fewer than
+    ``min_positives`` of them print the keywords or synonyms clearly (in the title, URL,
+    breadcrumb or meta keywords, or again and again in the text). Such a concern pushes only
+    those few pages: the topic's other pages never say its words. None otherwise."""
+    state = concern.model_state or {}
+    history = state.get("history")
+    if state.get("weights") or not isinstance(history, list):
+        return None
+    params = {**JUDGE_DEFAULTS, **(concern.params or {})}
+    need = int(params["min_positives"])
+    printing = sum(1 for h in history if isinstance(h, dict) and h.get("p"))
+    if len(history) < params["min_items"] or printing >= need:
+        return None
+    return Sparse(len(history), printing, need)
 
 
 def _learned(concern: Concern, term: str) -> str:

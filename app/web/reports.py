@@ -88,6 +88,7 @@ def concern_report(request: Request, db: Db, user: CurrentUser, concern_id: int)
         {
             "concern": concern,
             "learned": feedback_svc.learned_terms(concern),
+            "sparse": feedback_svc.sparse_words(concern),
             "verdicts": feedback_svc.feedback_count(db, concern_id),
             "runs": runs,
             "own": own,

@@ -198,6 +198,36 @@ def test_learned_terms_on_the_concern_page_can_be_removed_or_promoted(alice_clie
     assert "这不是该关注学习到的词" in alice_client.get(path).text
 
 
+def test_a_concern_whose_words_the_site_seldom_prints_is_told_why_nothing_was_learned(
+    alice_client, db, alice
+):
+    concern = make_concern(db, alice)
+    # what a visit saved: 40 pages read, 2 of them print the keyword clearly, no model fitted
+    history = [{"u": f"http://s.test/a{i}.html", "t": f"标题{i}", "p": i < 2} for i in range(40)]
+    concern.model_state = {"version": 3, "weights": {}, "history": history}
+    db.add(concern)
+    db.commit()
+    path = f"/concerns/{concern.id}/report"
+    page = alice_client.get(path).text
+    assert "还没有学到内容" in page
+    assert "最近读过的 40 个页面中，只有 2 个明确写出了您的关键词" in page
+    assert "至少 4 个这样的页面" in page
+    # once a model is fitted (or enough pages print the words) the reason is gone
+    concern.model_state = {**concern.model_state, "history": [{**h, "p": True} for h in history]}
+    db.add(concern)
+    db.commit()
+    assert 'id="sparse"' not in alice_client.get(path).text
+    concern.model_state = {"version": 3, "weights": {"中超": 0.5}, "history": history}
+    db.add(concern)
+    db.commit()
+    assert 'id="sparse"' not in alice_client.get(path).text
+    # nor is a concern whose visits read too few pages yet told it
+    concern.model_state = {"version": 3, "weights": {}, "history": history[:5]}
+    db.add(concern)
+    db.commit()
+    assert 'id="sparse"' not in alice_client.get(path).text
+
+
 def test_another_users_learned_terms_are_404(bob_client, alice_client, db, learned):
     assert bob_client.get(f"/concerns/{learned.id}/report").status_code == 404
     for action in ("block", "promote"):
