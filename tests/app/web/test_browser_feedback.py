@@ -178,3 +178,56 @@ def test_feedback_buttons_at_desktop_and_phone_widths(live: dict[str, Any], tmp_
         browser.close()
     for name in ("desktop", "phone"):
         assert (shots / f"message-feedback-{name}.png").stat().st_size > 10_000
+
+
+def test_why_nothing_was_learned_at_desktop_and_phone_widths(
+    live: dict[str, Any], tmp_path: Path
+) -> None:
+    from playwright.sync_api import expect, sync_playwright
+    from sqlmodel import Session
+
+    from app.core.db import get_engine
+    from app.models import ConcernCreate, utcnow
+    from app.services import auth, concerns
+
+    shots = Path(os.environ.get("TIMELYPUSH_SCREENSHOT_DIR") or tmp_path / "shots")
+    shots.mkdir(parents=True, exist_ok=True)
+    email, password = "xiaoming@example.com", "correct-horse-battery"
+    with Session(get_engine(), expire_on_commit=False) as db:
+        user = auth.register_user(db, email=email, password=password)
+        user.email_verified_at = utcnow()
+        db.add(user)
+        data = ConcernCreate(seed_url="http://127.0.0.1:9/sports/", keywords="足球")
+        concern = concerns.create_concern(db, user, data, probe=False)
+        # a visit read 200 pages and 2 printed 足球: no model was fitted
+        history = [{"u": f"http://s.test/a{i}", "t": f"标题{i}", "p": i < 2} for i in range(200)]
+        concern.model_state = {"version": 3, "weights": {}, "history": history}
+        db.add(concern)
+        db.commit()
+        concern_id = concern.id
+    with sync_playwright() as p:
+        browser = p.chromium.launch(
+            executable_path=test_browser.CHROMIUM, args=test_browser.CHROMIUM_ARGS
+        )
+        for width, height, name in ((1280, 860, "desktop"), (375, 812, "phone")):
+            context = browser.new_context(
+                locale="zh-CN",
+                viewport={"width": width, "height": height},
+                extra_http_headers={"Accept-Language": "zh-CN,zh;q=0.9"},
+            )
+            page = context.new_page()
+            page.set_default_timeout(15_000)
+            page.goto(live["url"] + "/login")
+            page.fill("#email", email)
+            page.fill("#password", password)
+            page.click("button[type=submit]:has-text('登录')")
+            page.goto(f"{live['url']}/concerns/{concern_id}/report")
+            hint = page.locator("#sparse")
+            expect(hint).to_contain_text("最近读过的 200 个页面中，只有 2 个")
+            box = hint.bounding_box()
+            assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= width
+            page.locator("#learned").screenshot(path=str(shots / f"learned-sparse-{name}.png"))
+            context.close()
+        browser.close()
+    for name in ("desktop", "phone"):
+        assert (shots / f"learned-sparse-{name}.png").stat().st_size > 5_000
