@@ -19,20 +19,27 @@ pytestmark = [pytest.mark.browser, pytest.mark.slow]
 smtp, live = test_browser.smtp, test_browser.live
 
 
+def _user_concern(db: Any, email: str, password: str, keywords: str) -> tuple[Any, Any]:
+    """A verified user and one concern of theirs (not committed): (user, concern)."""
+    from app.models import ConcernCreate, utcnow
+    from app.services import auth, concerns
+
+    user = auth.register_user(db, email=email, password=password)
+    user.email_verified_at = utcnow()
+    db.add(user)
+    data = ConcernCreate(seed_url="http://127.0.0.1:9/sports/", keywords=keywords)
+    return user, concerns.create_concern(db, user, data, probe=False)
+
+
 def _seed(email: str, password: str) -> int:
     """A user with a concern and one message the learned model pushed."""
     from sqlmodel import Session
 
     from app.core.db import get_engine
-    from app.models import ConcernCreate, Match, Page, utcnow
-    from app.services import auth, concerns
+    from app.models import Match, Page
 
     with Session(get_engine(), expire_on_commit=False) as db:
-        user = auth.register_user(db, email=email, password=password)
-        user.email_verified_at = utcnow()
-        db.add(user)
-        data = ConcernCreate(seed_url="http://127.0.0.1:9/sports/", keywords="足球, 中超")
-        concern = concerns.create_concern(db, user, data, probe=False)
+        user, concern = _user_concern(db, email, password, "足球, 中超")
         concern.learned_terms = {"恒大": 0.91, "联赛": 0.74, "主场": 0.52}
         db.add(concern)
         url = "https://sports.example.com/news/2026/1120.html"
@@ -90,6 +97,24 @@ def _verdict(match_id: int) -> int | None:
         return match.feedback
 
 
+def _signed_in(
+    browser: Any, base: str, email: str, password: str, width: int, height: int
+) -> tuple[Any, Any]:
+    """A Chinese-speaking browser context of this size, signed in: (context, page)."""
+    context = browser.new_context(
+        locale="zh-CN",
+        viewport={"width": width, "height": height},
+        extra_http_headers={"Accept-Language": "zh-CN,zh;q=0.9"},
+    )
+    page = context.new_page()
+    page.set_default_timeout(15_000)
+    page.goto(base + "/login")
+    page.fill("#email", email)
+    page.fill("#password", password)
+    page.click("button[type=submit]:has-text('登录')")
+    return context, page
+
+
 def test_feedback_buttons_at_desktop_and_phone_widths(live: dict[str, Any], tmp_path: Path) -> None:
     from playwright.sync_api import expect, sync_playwright
 
@@ -103,17 +128,7 @@ def test_feedback_buttons_at_desktop_and_phone_widths(live: dict[str, Any], tmp_
             executable_path=test_browser.CHROMIUM, args=test_browser.CHROMIUM_ARGS
         )
         for width, height, name in ((1280, 860, "desktop"), (375, 812, "phone")):
-            context = browser.new_context(
-                locale="zh-CN",
-                viewport={"width": width, "height": height},
-                extra_http_headers={"Accept-Language": "zh-CN,zh;q=0.9"},
-            )
-            page = context.new_page()
-            page.set_default_timeout(15_000)
-            page.goto(base + "/login")
-            page.fill("#email", email)
-            page.fill("#password", password)
-            page.click("button[type=submit]:has-text('登录')")
+            context, page = _signed_in(browser, base, email, password, width, height)
             page.goto(f"{base}/messages/{match_id}")
             form = page.locator("#verdict")
             no = form.locator("button[value=not_relevant]")
@@ -187,18 +202,12 @@ def test_why_nothing_was_learned_at_desktop_and_phone_widths(
     from sqlmodel import Session
 
     from app.core.db import get_engine
-    from app.models import ConcernCreate, utcnow
-    from app.services import auth, concerns
 
     shots = Path(os.environ.get("TIMELYPUSH_SCREENSHOT_DIR") or tmp_path / "shots")
     shots.mkdir(parents=True, exist_ok=True)
     email, password = "xiaoming@example.com", "correct-horse-battery"
     with Session(get_engine(), expire_on_commit=False) as db:
-        user = auth.register_user(db, email=email, password=password)
-        user.email_verified_at = utcnow()
-        db.add(user)
-        data = ConcernCreate(seed_url="http://127.0.0.1:9/sports/", keywords="足球")
-        concern = concerns.create_concern(db, user, data, probe=False)
+        _, concern = _user_concern(db, email, password, "足球")
         # a visit read 200 pages and 2 printed 足球: no model was fitted
         history = [{"u": f"http://s.test/a{i}", "t": f"标题{i}", "p": i < 2} for i in range(200)]
         concern.model_state = {"version": 3, "weights": {}, "history": history}
@@ -210,17 +219,7 @@ def test_why_nothing_was_learned_at_desktop_and_phone_widths(
             executable_path=test_browser.CHROMIUM, args=test_browser.CHROMIUM_ARGS
         )
         for width, height, name in ((1280, 860, "desktop"), (375, 812, "phone")):
-            context = browser.new_context(
-                locale="zh-CN",
-                viewport={"width": width, "height": height},
-                extra_http_headers={"Accept-Language": "zh-CN,zh;q=0.9"},
-            )
-            page = context.new_page()
-            page.set_default_timeout(15_000)
-            page.goto(live["url"] + "/login")
-            page.fill("#email", email)
-            page.fill("#password", password)
-            page.click("button[type=submit]:has-text('登录')")
+            context, page = _signed_in(browser, live["url"], email, password, width, height)
             page.goto(f"{live['url']}/concerns/{concern_id}/report")
             hint = page.locator("#sparse")
             expect(hint).to_contain_text("最近读过的 200 个页面中，只有 2 个")
