@@ -1267,6 +1267,13 @@ class Judge:
             weak and seen.literal >= self.params["p_body_some"] and not seen.excluded
         )
 
+    def first_positives(self) -> int:
+        """How many of the items seen (a saved state's included) could be a fit's first
+        positives, counted as ``_enough_positives`` counts them (``_literal_positive``; the
+        weak ones too where ``weak_positives``)."""
+        weak = bool(self.params["weak_positives"])
+        return sum(1 for s in self.seen if self._literal_positive(s, weak=weak))
+
     def _filing_sites(self, items: Sequence[_Seen]) -> frozenset[str]:
         """The sites whose breadcrumbs file at least ``min_positives`` of ``items`` under a
         section the user's words name: such a site says where its topic's pages are

@@ -21,7 +21,8 @@ from app.models import Concern, Match, Page, User, utcnow
 from app.services.concerns import get_concern, normalize_keywords
 from app.services.errors import Invalid, NotFound
 from app.services.matches import get_match
-from crawler.judgment import JUDGE_DEFAULTS, Example
+from crawler.judgment import Example, Judge
+from crawler.profile import TopicProfile
 
 logger = logging.getLogger(__name__)
 
@@ -189,19 +190,21 @@ class Sparse:
 def sparse_words(concern: Concern) -> Sparse | None:
     """Why nothing was learned, when the reason is the site's words: the stored state has no
     model, its pages are enough to learn from (``min_items``), but fewer than
-    ``min_positives`` of them print the keywords or synonyms clearly (in the title, URL,
-    breadcrumb or meta keywords, or again and again in the text). Such a concern pushes only
-    those few pages: the topic's other pages never say its words. None otherwise."""
+    ``min_positives`` of them could be a fit's first positives — they print the keywords or
+    synonyms clearly (title, URL, breadcrumb, meta keywords, or again and again in the text;
+    the judgment's own count, ``Judge.first_positives``). Such a concern pushes only those
+    few pages: the topic's other pages never say its words. None otherwise."""
     state = concern.model_state or {}
-    history = state.get("history")
-    if state.get("weights") or not isinstance(history, list):
+    if state.get("weights") or not state.get("history"):
         return None
-    params = {**JUDGE_DEFAULTS, **(concern.params or {})}
-    need = int(params["min_positives"])
-    printing = sum(1 for h in history if isinstance(h, dict) and h.get("p"))
-    if len(history) < params["min_items"] or printing >= need:
+    profile = TopicProfile.from_keywords(
+        concern.keywords, concern.synonyms, concern.exclude, params=concern.params
+    )
+    judge = Judge(profile, params=concern.params, state=state, blocked=concern.blocked_terms)
+    need, printing = int(judge.params["min_positives"]), judge.first_positives()
+    if len(judge.seen) < judge.params["min_items"] or printing >= need:
         return None
-    return Sparse(len(history), printing, need)
+    return Sparse(len(judge.seen), printing, need)
 
 
 def _learned(concern: Concern, term: str) -> str:

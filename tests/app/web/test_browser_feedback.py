@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 from tests.app.web import test_browser
+from tests.app.web.test_feedback import seldom_state
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -209,8 +210,7 @@ def test_why_nothing_was_learned_at_desktop_and_phone_widths(
     with Session(get_engine(), expire_on_commit=False) as db:
         _, concern = _user_concern(db, email, password, "足球")
         # a visit read 200 pages and 2 printed 足球: no model was fitted
-        history = [{"u": f"http://s.test/a{i}", "t": f"标题{i}", "p": i < 2} for i in range(200)]
-        concern.model_state = {"version": 3, "weights": {}, "history": history}
+        concern.model_state = seldom_state(200, 2)
         db.add(concern)
         db.commit()
         concern_id = concern.id

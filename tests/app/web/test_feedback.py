@@ -198,34 +198,44 @@ def test_learned_terms_on_the_concern_page_can_be_removed_or_promoted(alice_clie
     assert "这不是该关注学习到的词" in alice_client.get(path).text
 
 
+def seldom_state(pages: int, saying: int) -> dict:
+    """The state a visit of ``pages`` items saves, ``saying`` of them print 足球 in the title."""
+    from crawler import Judge, Page, TopicProfile
+
+    judge = Judge(TopicProfile.from_keywords("足球"))
+    for i in range(pages):
+        url = f"http://s.test/2024/a{i:04d}.html"
+        title = f"{'足球' if i < saying else '天气'}新闻第{i}期 降雨 气温 台风"
+        judge.judge(Page(url, url, 200, title=title, text="记者获悉，相关情况仍在了解之中。"))
+    judge.finish()
+    return judge.state()
+
+
 def test_a_concern_whose_words_the_site_seldom_prints_is_told_why_nothing_was_learned(
     alice_client, db, alice
 ):
-    concern = make_concern(db, alice)
-    # what a visit saved: 40 pages read, 2 of them print the keyword clearly, no model fitted
-    history = [{"u": f"http://s.test/a{i}.html", "t": f"标题{i}", "p": i < 2} for i in range(40)]
-    concern.model_state = {"version": 3, "weights": {}, "history": history}
-    db.add(concern)
-    db.commit()
+    concern = make_concern(db, alice, keywords="足球")
     path = f"/concerns/{concern.id}/report"
-    page = alice_client.get(path).text
+
+    def report(state: dict) -> str:
+        concern.model_state = state
+        db.add(concern)
+        db.commit()
+        return alice_client.get(path).text
+
+    # a visit read 40 pages, 2 of them print the keyword clearly: no model was fitted
+    state = seldom_state(40, 2)
+    assert not state["weights"]
+    page = report(state)
     assert "还没有学到内容" in page
     assert "最近读过的 40 个页面中，只有 2 个明确写出了您的关键词" in page
     assert "至少 4 个这样的页面" in page
-    # once a model is fitted (or enough pages print the words) the reason is gone
-    concern.model_state = {**concern.model_state, "history": [{**h, "p": True} for h in history]}
-    db.add(concern)
-    db.commit()
-    assert 'id="sparse"' not in alice_client.get(path).text
-    concern.model_state = {"version": 3, "weights": {"中超": 0.5}, "history": history}
-    db.add(concern)
-    db.commit()
-    assert 'id="sparse"' not in alice_client.get(path).text
+    # once a model is fitted, or enough pages print the words (a fit that learned nothing
+    # leaves no model either), the reason is gone
+    assert 'id="sparse"' not in report({**state, "weights": {"中超": 0.5}})
+    assert 'id="sparse"' not in report({**seldom_state(40, 6), "weights": {}})
     # nor is a concern whose visits read too few pages yet told it
-    concern.model_state = {"version": 3, "weights": {}, "history": history[:5]}
-    db.add(concern)
-    db.commit()
-    assert 'id="sparse"' not in alice_client.get(path).text
+    assert 'id="sparse"' not in report(seldom_state(5, 2))
 
 
 def test_another_users_learned_terms_are_404(bob_client, alice_client, db, learned):
