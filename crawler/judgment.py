@@ -700,6 +700,13 @@ class Judge:
         self._taught_before = state is not None and state.get("taught") == self._taught
         """The user has taught this concern nothing since the state was saved."""
 
+    @property
+    def taught_since(self) -> bool:
+        """Whether the judgment has been told something its saved state has not judged with:
+        it has no state (a first visit), or the user gave verdicts, changed the words or the
+        sensitivity since the state was saved (``_teaching``)."""
+        return not self._taught_before
+
     def _teaching(self, feedback: Sequence[Example]) -> str:
         """A fingerprint of what the user has told the concern's judgment: the verdicts, the
         words (keywords, synonyms, exclude words, learned words removed) and the threshold. A

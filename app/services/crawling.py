@@ -20,7 +20,7 @@ import math
 import random
 import time
 from dataclasses import asdict, dataclass, field
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import func, update
@@ -199,6 +199,12 @@ def _visit(
         for s in scorers:
             s.recent_simhashes = load_recent_simhashes(session, s.concern.id or 0)
         config = crawl_config(settings, site, concerns)
+        last = session.exec(
+            select(func.max(CrawlRun.started_at)).where(
+                col(CrawlRun.site_id) == site_id, col(CrawlRun.status).in_(("ok", "not_modified"))
+            )
+        ).first()
+        signals = not told_since(last, scorers)
         # we hold the lock, so a run still "running" belongs to a worker that died
         session.exec(
             update(CrawlRun)
@@ -225,6 +231,7 @@ def _visit(
                 client=client,
                 lock_ttl=settings.crawl_heartbeat_seconds * 3,
                 feed_signal=settings.revisit_feed_signal,
+                signals=signals,
             )
         )
     except Exception as exc:  # the crawl failed as a whole (seed refused …): record it
@@ -299,15 +306,19 @@ async def _crawl(
     client: httpx.AsyncClient | None = None,
     lock_ttl: float = 900.0,
     feed_signal: bool = True,
+    signals: bool = True,
 ) -> None:
     from crawler import Fetcher, TopicProfile, crawl
 
     merged = TopicProfile.merged([s.profile for s in scorers])
+    # the cheap change signals tell whether the site changed; a concern that has not judged
+    # its pages yet, or whose user taught it since, needs the pages whatever they say
+    cheap = not resume and signals
     async with Fetcher(config.fetch, client=client) as fetcher:
-        if not resume and feed_signal and site.feed_url:
+        if cheap and feed_signal and site.feed_url:
             if await _feed_unchanged(fetcher, site, engine, state):
                 return
-        elif not resume and (site.etag or site.last_modified):
+        elif cheap and (site.etag or site.last_modified):
             try:
                 seed = await fetcher.fetch(
                     site.seed_url, etag=site.etag, last_modified=site.last_modified
@@ -351,6 +362,21 @@ async def _crawl(
                 if not lock.extend():
                     logger.warning("site %s: lost the crawl lock", site.id)
         _end_of_visit(engine, scorers, state)
+
+
+def told_since(last: datetime | None, scorers: list[ConcernScorer]) -> bool:
+    """Whether a concern on the site has not judged the site's pages as it stands now: it is
+    new or was changed since the site's last visit began (``last``; another concern's visits
+    may have left the seed answering 304 to a concern that never saw a page of it, and one
+    added during a visit was not part of it), or its user taught its model since (verdicts,
+    words, sensitivity: ``Judge.taught_since``). Its visit reads the site even when the seed
+    or the feed says nothing changed."""
+    for scorer in scorers:
+        if last is None or scorer.concern.updated_at > last:
+            return True
+        if scorer.judge is not None and scorer.judge.taught_since:
+            return True
+    return False
 
 
 def profile_terms(learned: list[tuple[str, float]], top: float = 0.5) -> dict[str, float]:

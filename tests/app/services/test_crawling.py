@@ -69,6 +69,53 @@ def test_one_crawl_serves_every_concern_and_matches_once(crawl_env: None, engine
         assert site.next_visit_at is not None and site.etag == f'"v{site_server.version}"'
 
 
+def test_a_concern_added_to_a_site_already_visited_reads_its_pages(crawl_env: None, engine) -> None:
+    from app.models import User
+    from app.services.crawling import crawl_site
+
+    site_server = NewsSite(articles=6)
+    with site_server.serve() as seed, Session(engine) as session:
+        site_id, (weather,) = make_concerns(session, seed, [["天气"]])
+        assert crawl_site(site_id)["status"] == "ok"
+        # another user watches the same site for football: the seed answers 304 to the
+        # visit, but the pages already there are what this concern has not judged
+        other = User(email="second@example.com", password_hash="x")
+        session.add(other)
+        session.flush()
+        football = Concern(
+            owner_id=other.id, seed_url=seed, keywords=["足球"], site_id=site_id, max_pages=50
+        )
+        session.add(football)
+        session.commit()
+        visit = crawl_site(site_id)
+        assert visit["status"] == "ok" and visit["changed"] is False
+        assert _count(session, Match, concern_id=football.id) == 3
+        assert _count(session, Match, concern_id=weather) == 3
+        # judged now: the next unchanged visit costs one request again
+        assert crawl_site(site_id)["status"] == "not_modified"
+
+
+def test_a_visit_after_feedback_judges_the_pages_again(crawl_env: None, engine) -> None:
+    from app.services import feedback
+    from app.services.crawling import crawl_site
+
+    site_server = NewsSite(articles=6)
+    with site_server.serve() as seed, Session(engine) as session:
+        site_id, (football,) = make_concerns(session, seed, [["足球"]])
+        assert crawl_site(site_id)["status"] == "ok"
+        assert crawl_site(site_id)["status"] == "not_modified"
+        match = session.exec(select(Match).where(Match.concern_id == football)).first()
+        feedback.judge(session, match, False)
+        session.commit()
+        # the user taught the model: the site is read again though the seed says unchanged
+        taught = crawl_site(site_id)
+        assert taught["status"] == "ok" and taught["pages_fetched"] == 7
+        # and once that is judged, an unchanged site costs one request again
+        assert crawl_site(site_id)["status"] == "not_modified"
+        runs = session.exec(select(CrawlRun).order_by(CrawlRun.id)).all()
+        assert [r.status for r in runs] == ["ok", "not_modified", "ok", "not_modified"]
+
+
 def test_reprint_under_another_url_is_not_matched_again(crawl_env: None, engine) -> None:
     from app.services.crawling import crawl_site
 
