@@ -13,6 +13,7 @@ from datetime import datetime
 from typing import Any
 from urllib.parse import urlsplit
 
+from sqlalchemy import or_
 from sqlalchemy import select as sa_select
 from sqlmodel import Session, col, select
 
@@ -21,7 +22,7 @@ from app.core.i18n import translate
 from app.core.security import sign
 from app.models import APPRISE, Concern, Delivery, Match, User, concerns_query
 from app.services.channels import renderer
-from app.services.feedback import feedback_url
+from app.services.feedback import NOT_RELEVANT, feedback_url
 from push import (
     DigestItem,
     Message,
@@ -116,6 +117,9 @@ def load(session: Session, rows: Sequence[Delivery]) -> Loaded:
             col(Match.id).in_(ids[i : i + 900]),
             col(Match.user_id).in_(user_ids),
             col(Match.deleted_at).is_(None),
+            # a message the user already said is not relevant (in the dashboard, the API or
+            # an earlier email's link) is not sent again in a digest or a grouped email
+            or_(col(Match.feedback).is_(None), col(Match.feedback) != NOT_RELEVANT),
         )
         for values in session.connection().execute(q):
             view = MatchView(*values)

@@ -139,3 +139,22 @@ def test_digest_items_carry_their_own_link(session: Session, push_env: SmtpSink)
     ) in text
     assert "Matched: 新能源, 补贴 (relevance 0.80)" in text  # the seed scorer's line stays
     assert html.count("/feedback/") == 2
+
+
+def test_a_digest_leaves_out_what_the_user_already_marked_not_relevant(
+    session: Session, push_env: SmtpSink
+) -> None:
+    now = utcnow().replace(microsecond=0)
+    user = make_user(session, push_mode="digest", language="en")
+    concern = add_concern(session, user)
+    _day, _start, end = due_digest(user, now)
+    wrong, right, liked = make_matches(session, concern, 3, created_at=end - timedelta(hours=1))
+    wrong.feedback, liked.feedback = -1, 1  # 👎 in the dashboard before the digest, and a 👍
+    session.commit()
+    assert delivery.enqueue_due_digests(now) == 1
+    assert drain(now) == 1
+    [msg] = push_env.messages
+    text, html = _bodies(msg)
+    assert wrong.title not in text and wrong.title not in html
+    assert right.title in text and liked.title in text
+    assert len(set(LINK.findall(text))) == 2
