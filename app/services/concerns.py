@@ -36,7 +36,7 @@ from app.models import (
     utcnow,
 )
 from app.services import sites
-from app.services.errors import Invalid, NotFound
+from app.services.errors import Conflict, Invalid, NotFound
 from app.services.urlcheck import check_seed_url
 
 logger = logging.getLogger(__name__)
@@ -180,6 +180,7 @@ def create_concern(
     # on the user row; SQLite's single writer holds from the insert to the commit, so the
     # count after our own insert sees every other committed one
     session.exec(select(User.id).where(User.id == user.id).with_for_update()).first()
+    _check_new(session, user.id, seed_url, data.scope, keywords)
     session.add(concern)
     session.flush()
     if _concern_count(session, user) > MAX_CONCERNS_PER_USER:
@@ -192,6 +193,49 @@ def create_concern(
     session.refresh(concern)
     logger.info("concern %s of user %s on site %s", concern.id, user.id, site.id)
     return concern
+
+
+def _check_new(
+    session: Session,
+    owner_id: int,
+    seed_url: str,
+    scope: str,
+    keywords: Sequence[str],
+    *,
+    other_than: int | None = None,
+) -> None:
+    """Conflict when the user already watches the same site (the same seed and scope, as the
+    crawl sees it: ``https://a.cn`` and ``https://a.cn/`` are one) for the same keywords, in
+    any order and case: a second such concern would only push every page twice."""
+    key = sites.scope_key(seed_url, scope)
+    words = {k.casefold() for k in keywords}
+    same = session.exec(
+        select(Concern.id, Concern.keywords)
+        .join(Site, col(Site.id) == col(Concern.site_id))
+        .where(Concern.owner_id == owner_id, Site.scope_key == key)
+    )
+    for concern_id, their in same:
+        if concern_id != other_than and {k.casefold() for k in their} == words:
+            raise Conflict(
+                "You already watch this site for these keywords (concern %(id)s).",
+                code="duplicate_concern",
+                details={"field": "keywords", "concern_id": concern_id},
+                params={"id": concern_id},
+            )
+
+
+def _check_changed(session: Session, concern: Concern, changes: dict[str, Any]) -> None:
+    """``_check_new`` for an edit that changes the concern's site or keywords."""
+    after = {k: changes.get(k, getattr(concern, k)) for k in ("seed_url", "scope", "keywords")}
+    if any(after[k] != getattr(concern, k) for k in after):
+        _check_new(
+            session,
+            concern.owner_id,
+            after["seed_url"],
+            after["scope"],
+            after["keywords"],
+            other_than=concern.id,
+        )
 
 
 def _concern_count(session: Session, user: User) -> int:
@@ -273,6 +317,7 @@ def apply_update(
     moved = ("seed_url" in changes and changes["seed_url"] != concern.seed_url) or (
         "scope" in changes and changes["scope"] != concern.scope
     )
+    _check_changed(session, concern, changes)
     if "keywords" in changes and changes["keywords"] != concern.keywords:
         # learned from the old topic: its terms, and the model they came from (the next visit
         # would start from it, and the dashboard shows its weights when no terms are kept)

@@ -12,7 +12,7 @@ from sqlmodel import Session, select
 
 from app.models import ConcernCreate, ConcernUpdate, Site
 from app.services import concerns, sites, visits
-from app.services.errors import Invalid, NotFound
+from app.services.errors import Conflict, Invalid, NotFound
 from tests.factories import make_account
 
 
@@ -87,6 +87,32 @@ def test_create_adds_scheme_shares_site_and_schedules(
     assert public.revisit_level == site.level
     other = _create(session, alice, "news.example.com/sports")
     assert other.site_id != a.site_id
+
+
+def test_the_same_site_and_keywords_twice_is_refused(
+    session: Session, allow_test_hosts: None
+) -> None:
+    alice = make_account(session)
+    bob = make_account(session, "bob@example.com")
+    first = _create(session, alice, "https://news.example.com/", keywords="芯片, AI")
+    # the same site as the crawl sees it, the same words in another order and case
+    same = (("news.example.com", "ai，芯片"), ("https://news.example.com/", "AI, 芯片"))
+    for seed, words in same:
+        with pytest.raises(Conflict) as exc:
+            _create(session, alice, seed, keywords=words)
+        assert exc.value.code == "duplicate_concern"
+        assert exc.value.details == {"field": "keywords", "concern_id": first.id}
+    # other words, another scope, or another user: a concern of its own
+    _create(session, alice, "https://news.example.com/", keywords="芯片")
+    _create(session, alice, "https://news.example.com/", keywords="芯片, AI", scope="domain")
+    _create(session, bob, "https://news.example.com/", keywords="芯片, AI")
+    # an edit that would make a concern the same as another is refused, and changes nothing
+    other = _create(session, alice, "https://news.example.com/", keywords="存储")
+    with pytest.raises(Conflict):
+        concerns.update_concern(session, alice, other.id, ConcernUpdate(keywords="AI,芯片"))
+    session.refresh(other)
+    assert other.keywords == ["存储"]
+    assert len(concerns.list_concerns(session, alice)) == 4
 
 
 def test_attach_site_is_idempotent_for_the_same_scope_key(

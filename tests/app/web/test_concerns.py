@@ -48,6 +48,20 @@ def test_add_concern_through_the_form(alice_client, site_url, db, alice):
     assert "回访级别" in page.text
 
 
+def test_the_same_concern_twice_is_refused_next_to_its_keywords(alice_client, site_url, db):
+    fields = {"seed_url": site_url, "keywords": "足球", "priority": "0", "max_pages": "50"}
+    assert post(alice_client, "/concerns/new", fields, page="/concerns/new").status_code == 303
+    again = post(
+        alice_client,
+        "/concerns/new",
+        {**fields, "seed_url": site_url.rstrip("/")},
+        page="/concerns/new",
+    )
+    assert again.status_code == 409
+    assert "您已经用这些关键词关注了这个网站" in again.text and 'value="足球"' in again.text
+    assert len(db.exec(__import__("sqlmodel").select(Concern)).all()) == 1
+
+
 def test_bad_input_is_shown_next_to_the_field_and_kept(alice_client):
     response = post(
         alice_client,
