@@ -46,7 +46,7 @@ from crawler.parse import parse_html
 from crawler.politeness import Politeness
 from crawler.robots import RobotsCache
 from crawler.types import Page
-from crawler.urls import canonicalize, public_suffix, registered_domain
+from crawler.urls import canonicalize, host_site
 
 __all__ = ["DEFAULT_USER_AGENT", "FetchConfig", "Fetcher"]
 
@@ -55,19 +55,6 @@ logger = logging.getLogger(__name__)
 _REDIRECTS = frozenset({301, 302, 303, 307, 308})
 _RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
 _ROBOTS_MAX_BYTES = 512_000
-
-
-def _cookie_site(host: str) -> str:
-    """The jar a host's cookies are kept in: its registrable domain; where the public suffix
-    list does not know the suffix (``lab.test``), its last two labels; an IP address, itself.
-    A jar may hold more than one site: the standard library's jar still matches each cookie."""
-    host = host.lower().rstrip(".")
-    if public_suffix(host):
-        return registered_domain(host)
-    labels = host.split(".")
-    if len(labels) > 2 and not labels[-1].isdigit():
-        return ".".join(labels[-2:])
-    return host
 
 
 class _AllSites(CookieJar):
@@ -87,12 +74,13 @@ class _AllSites(CookieJar):
         return sum(len(jar.jar) for jar in self._sites.values())
 
     def set_cookie(self, cookie: Cookie) -> None:
-        key = _cookie_site(cookie.domain.lstrip("."))
+        key = host_site(cookie.domain.lstrip("."))
         self._sites.setdefault(key, httpx.Cookies()).jar.set_cookie(cookie)
 
 
 class _SiteCookies(httpx.Cookies):
-    """The client's cookies, one standard-library jar per site (registrable domain): a
+    """The client's cookies, one standard-library jar per site (``host_site``; a jar may
+    hold more than one site, and the standard library's jar still matches each cookie): a
     cookie is set by a host of its site and applies only to hosts of that site, so a request
     reads, and clears the expired cookies of, its own site's jar only."""
 
@@ -104,13 +92,13 @@ class _SiteCookies(httpx.Cookies):
     def site(self, url: httpx.URL) -> httpx.Cookies | None:
         if not self.sites:  # no site has set a cookie (the public suffix list stays unread)
             return None
-        return self.sites.get(_cookie_site(url.host))
+        return self.sites.get(host_site(url.host))
 
     def extract_cookies(self, response: httpx.Response) -> None:
         headers = response.headers
         if "set-cookie" not in headers and "set-cookie2" not in headers:
             return  # nothing to store: the jar would look and find nothing (6 µs a response)
-        key = _cookie_site(response.request.url.host)
+        key = host_site(response.request.url.host)
         self.sites.setdefault(key, httpx.Cookies()).extract_cookies(response)
 
 

@@ -42,7 +42,7 @@ from typing import TypeVar
 import numpy as np
 
 from crawler.linkrank import pagerank
-from crawler.urls import directories, public_suffix, registered_domain
+from crawler.urls import directories, host_site
 
 K = TypeVar("K")
 
@@ -272,7 +272,7 @@ _URL = "url:"
 @functools.lru_cache(maxsize=65536)
 def site_of(url: str) -> str:
     """The site (registrable domain) of a URL."""
-    return _site(directories(url)[0])
+    return host_site(directories(url)[0])
 
 
 @functools.lru_cache(maxsize=65536)
@@ -281,15 +281,6 @@ def url_section(url: str) -> str:
     (``sports.example.com/``, ``example.com/news/sport``; ``crawler.urls.directories``)."""
     host, dirs = directories(url)
     return f"{host}/{'/'.join(dirs[:2])}"
-
-
-def _site(host: str) -> str:
-    """The registrable domain of a host; for a suffix the public list does not know (an
-    intranet's ``.internal``, ``.test``), its last two labels; an IP address is its own."""
-    if public_suffix(host):
-        return registered_domain(host)
-    labels = host.split(".")
-    return host if labels[-1].isdigit() or ":" in host else ".".join(labels[-2:])
 
 
 def _url_sections(items: dict[str, int]) -> dict[int, str]:
@@ -301,7 +292,7 @@ def _url_sections(items: dict[str, int]) -> dict[int, str]:
     for section in set(where.values()):
         host, _, path = section.partition("/")
         if not path:
-            hosts.setdefault(_site(host), set()).add(host)
+            hosts.setdefault(host_site(host), set()).add(host)
     lone = {next(iter(h)) + "/" for h in hosts.values() if len(h) < 2}
     return {i: _URL + s for i, s in where.items() if s not in lone}
 

@@ -37,6 +37,7 @@ __all__ = [
     "canonicalize",
     "directories",
     "host_of",
+    "host_site",
     "in_scope",
     "registered_domain",
     "trap_reason",
@@ -366,6 +367,20 @@ def registered_domain(host: str) -> str:
     return f"{domain}.{suffix}" if suffix and domain else host
 
 
+def host_site(host: str) -> str:
+    """The site a host belongs to: its registrable domain (``news.sina.com.cn`` →
+    ``sina.com.cn``); where the public suffix list does not know the suffix (an intranet's
+    ``.internal`` or ``.corp``, ``.test``), its last two labels; an IP address or a single
+    label, the host itself."""
+    host = host.strip().rstrip(".").lower()
+    if public_suffix(host):
+        return registered_domain(host)
+    labels = host.split(".")
+    if ":" in host or labels[-1].isdigit() or len(labels) < 2:
+        return host
+    return ".".join(labels[-2:])
+
+
 _DIRECTORY = re.compile(r"^[a-z][a-z0-9_-]*$")
 
 
@@ -394,8 +409,9 @@ def in_scope(url: str, seed: str, scope: str, *, allow: Iterable[str] = ()) -> b
     """Whether ``url`` may be crawled from ``seed`` under ``scope``.
 
     ``"host"``: the same host as the seed (``www.`` ignored, so ``example.com`` and
-    ``www.example.com`` are one site); ``"domain"``: the same registered domain (any
-    subdomain); ``"any"``: any http(s) URL. ``allow`` lists extra hosts (or registered
+    ``www.example.com`` are one site); ``"domain"``: the same site (``host_site``: the
+    registered domain, any subdomain; on an intranet's or the lab's own suffix, the last two
+    labels); ``"any"``: any http(s) URL. ``allow`` lists extra hosts (or registered
     domains) that are always in scope (the allow-list scope).
     """
     host = host_of(url)
@@ -410,7 +426,7 @@ def in_scope(url: str, seed: str, scope: str, *, allow: Iterable[str] = ()) -> b
     if scope == "host":
         return _strip_www(host) == _strip_www(seed_host)
     if scope == "domain":
-        return registered_domain(host) == registered_domain(seed_host)
+        return host_site(host) == host_site(seed_host)
     raise ValueError(f"unknown scope {scope!r}; expected 'host', 'domain' or 'any'")
 
 

@@ -6,7 +6,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from crawler.urls import canonicalize, host_of, in_scope, registered_domain, trap_reason
+from crawler.urls import (
+    canonicalize,
+    host_of,
+    host_site,
+    in_scope,
+    registered_domain,
+    trap_reason,
+)
 
 
 @pytest.mark.parametrize(
@@ -94,6 +101,19 @@ def test_scope_rules():
     assert not in_scope("mailto:x@163.com", seed, "any")
     with pytest.raises(ValueError, match="scope"):
         in_scope("https://news.163.com/", seed, "planet")
+
+
+def test_a_domain_scope_on_a_suffix_the_public_list_does_not_know():
+    # an intranet's (or the lab's) hosts: the whole site is its last two labels
+    assert host_site("www.lab-sina.test") == host_site("sports.lab-sina.test") == "lab-sina.test"
+    assert host_site("wiki.eng.corp") == "eng.corp"
+    assert host_site("news.sina.com.cn") == "sina.com.cn"  # the public list where it knows
+    assert host_site("10.0.0.7") == "10.0.0.7" and host_site("localhost") == "localhost"
+    seed = "http://www.lab-sina.test/"
+    assert in_scope("http://sports.lab-sina.test/a/1.html", seed, "domain")
+    assert not in_scope("http://sports.lab-sina.test/a/1.html", seed, "host")
+    assert not in_scope("http://www.lab-163.test/", seed, "domain")
+    assert not in_scope("http://10.0.0.8/", "http://10.0.0.7/", "domain")
 
 
 @pytest.mark.parametrize(
