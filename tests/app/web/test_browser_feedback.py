@@ -32,8 +32,9 @@ def _user_concern(db: Any, email: str, password: str, keywords: str) -> tuple[An
     return user, concerns.create_concern(db, user, data, probe=False)
 
 
-def _seed(email: str, password: str) -> int:
-    """A user with a concern and one message the learned model pushed."""
+def _seed(email: str, password: str, language: str = "zh") -> int:
+    """A user (who reads ``language``) with a concern and one message the learned model
+    pushed."""
     from sqlmodel import Session
 
     from app.core.db import get_engine
@@ -41,6 +42,7 @@ def _seed(email: str, password: str) -> int:
 
     with Session(get_engine(), expire_on_commit=False) as db:
         user, concern = _user_concern(db, email, password, "足球, 中超")
+        user.language = language
         concern.learned_terms = {"恒大": 0.91, "联赛": 0.74, "主场": 0.52}
         db.add(concern)
         url = "https://sports.example.com/news/2026/1120.html"
@@ -114,6 +116,42 @@ def _signed_in(
     page.fill("#password", password)
     page.click("button[type=submit]:has-text('登录')")
     return context, page
+
+
+def test_why_it_matched_keeps_each_label_beside_its_value(
+    live: dict[str, Any], tmp_path: Path
+) -> None:
+    from playwright.sync_api import sync_playwright
+
+    shots = Path(os.environ.get("TIMELYPUSH_SCREENSHOT_DIR") or tmp_path / "shots")
+    shots.mkdir(parents=True, exist_ok=True)
+    base = live["url"]
+    email, password = "reader@example.com", "correct-horse-battery"
+    # English labels are the long ones ("Learned terms that fired"): at a fixed label width
+    # they wrapped, and every label below them sat one row above its value
+    match_id = _seed(email, password, language="en")
+    with sync_playwright() as p:
+        browser = p.chromium.launch(
+            executable_path=test_browser.CHROMIUM, args=test_browser.CHROMIUM_ARGS
+        )
+        for width, height, name in ((1280, 860, "desktop"), (375, 812, "phone")):
+            context, page = _signed_in(browser, base, email, password, width, height)
+            page.goto(f"{base}/messages/{match_id}")
+            why = page.locator(".why")
+            labels, values = why.locator("dt").all(), why.locator("dd").all()
+            assert len(labels) == len(values) >= 5
+            assert "Learned terms that fired" in why.inner_text()
+            for label, value in zip(labels, values, strict=True):
+                top, under = label.bounding_box(), value.bounding_box()
+                assert top is not None and under is not None
+                if name == "desktop":  # side by side, on one row
+                    assert abs(top["y"] - under["y"]) < 6, label.inner_text()
+                    assert top["x"] + top["width"] <= under["x"]
+                else:  # the label above its value, inside the phone's width
+                    assert top["y"] < under["y"] and under["x"] + under["width"] <= width
+            why.screenshot(path=str(shots / f"why-{name}.png"))
+            context.close()
+        browser.close()
 
 
 def test_feedback_buttons_at_desktop_and_phone_widths(live: dict[str, Any], tmp_path: Path) -> None:
