@@ -92,6 +92,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import heapq
 import json
 import math
 import re
@@ -533,6 +534,10 @@ def _platt(scores: Sequence[float], labels: Sequence[float]) -> tuple[float, flo
     return a, -float(b) / a
 
 
+SHOWN_WORDS = 50
+"""How many of the model's strongest words an explanation may name though the dictionary
+lacks them (``Judge._readable``)."""
+
 _FLAT = 1e-3
 """The least Platt slope: a fit whose held-out scores rank the positives no higher than the
 rest gets it (and is not used)."""
@@ -602,6 +607,8 @@ class Judge:
     _filing: frozenset[str] = frozenset()
     """Sites that file the topic's pages under a section the user's words name
     (``_filing_sites``, as of the last fit; set on the instance by each fit)."""
+    _top_words: tuple[_Model | None, frozenset[str]] = (None, frozenset())
+    """The model whose strongest words ``_readable`` last read, and those words."""
 
     def __init__(
         self,
@@ -1074,11 +1081,28 @@ class Judge:
                 # last fit weighs the text at a tenth (``text_long``), and read against 0.05
                 # itself, a third of its pushes named no word at all
                 floor = 0.05 * self.text_weight
-                fired = sorted((c for c in contrib if c[1] > floor), key=lambda c: -c[1])[:8]
+                strong = (c for c in contrib if c[1] > floor and self._readable(c[0]))
+                fired = sorted(strong, key=lambda c: -c[1])[:8]
             if z is None:
                 z = self.model.bias + sum(v for _, v in contrib)
         z += self._area_logit(area)
         return self._relevance(_sigmoid(self.scale * (z - self.mid))), fired
+
+    def _readable(self, term: str) -> bool:
+        """Whether a word that fired is shown as one: a dictionary word, or one of the
+        model's ``SHOWN_WORDS`` strongest (a name the dictionary lacks, 恒大, that the site
+        prints again and again). The fragments jieba makes up around a name it does not know
+        weigh in the model like any word, but named as words they read as noise (难助, 索将
+        in a football story's explanation)."""
+        if textmod.in_dictionary(term):
+            return True
+        model = self.model
+        if model is None:
+            return False
+        if self._top_words[0] is not model:
+            top = heapq.nlargest(SHOWN_WORDS, model.weights.items(), key=lambda kv: kv[1])
+            self._top_words = (model, frozenset(t for t, w in top if w > 0))
+        return term in self._top_words[1]
 
     def probability_now(self, url: str) -> float | None:
         """The probability the model gives now to an item this visit judged (as ``judge``

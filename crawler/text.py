@@ -496,6 +496,16 @@ def has_han(text: str) -> bool:
     return not text.isascii() and _HAN.search(text) is not None
 
 
+def in_dictionary(term: str) -> bool:
+    """Whether ``term`` is a word of jieba's dictionary or its IDF table, or a start of one
+    (中超 of 中超联赛), or has no Han character. The words jieba's HMM stage makes up from the
+    characters around a name or phrase it does not know (难助, 索将, 虽造) are none of these;
+    nor are many names (恒大)."""
+    if not has_han(term):
+        return True
+    return term in idf_table()[0] or _load().dt.FREQ.get(term) is not None
+
+
 @functools.lru_cache(maxsize=65536)
 def background_weight(term: str) -> float:
     """How much a word can say about a text's topic by how rare it is in general use, in

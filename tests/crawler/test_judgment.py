@@ -1932,3 +1932,22 @@ def test_a_revisit_reads_each_site_against_the_closest_part_the_last_visit_found
     older = Judge(profile(), state={k: v for k, v in state.items() if k != "sites"})
     older.judge(page)
     assert older._area(older._by_url[url]) == closeness
+
+
+def test_an_explanation_names_words_not_the_fragments_jieba_makes_up_around_names() -> None:
+    from crawler import text
+    from crawler.judgment import SHOWN_WORDS, _Model
+
+    # fragments jieba's HMM stage cut out of text around names it does not know
+    for fragment in ("难助", "索将", "虽造"):
+        assert not text.in_dictionary(fragment)
+    for word in ("联赛", "中超", "国安", "Arsenal"):  # 中超 begins a dictionary word
+        assert text.in_dictionary(word)
+    judge = Judge(profile())
+    strong = {f"word{i}": 5.0 for i in range(SHOWN_WORDS)}
+    judge.model = _Model({**strong, "恒大": 6.0, "难助": 1.0, "联赛": 0.5, "索将": -2.0})
+    # a name the dictionary lacks is named when the model counts it among its strongest
+    assert judge._readable("恒大") and judge._readable("联赛")
+    assert not judge._readable("难助") and not judge._readable("索将")
+    judge.model = _Model({"难助": 1.0})  # a new model: its own strongest words
+    assert judge._readable("难助")
