@@ -216,7 +216,7 @@ def _visit(
         session.commit()  # the run is visible as running while the crawl goes on
         resume = (site.checkpoint or {}).get("crawl")
     started = time.perf_counter()
-    state = _RunState()
+    state = _RunState(run_id=run.id or 0)
     error: str | None = None
     try:
         asyncio.run(
@@ -281,6 +281,8 @@ class _RunState:
     error_kinds: dict[str, int] = field(default_factory=dict)
     """Failed fetches by ``CrawlEvent.error_kind`` (the documented ``FetchError.kind``)."""
     not_modified: bool = False
+    run_id: int = 0
+    """The CrawlRun row the visit's progress is written to as it goes (0: none)."""
     harvest: list[list[int]] = field(default_factory=list)
     seed_etag: str | None = None
     seed_feeds: list[str] = field(default_factory=list)
@@ -355,7 +357,7 @@ async def _crawl(
                 state.error_kinds[kind] = state.error_kinds.get(kind, 0) + 1
                 metrics.FETCH_ERRORS.labels(kind=kind).inc()
             if state.checkpoint is not None:
-                _save_checkpoint(engine, site.id or 0, state.checkpoint)
+                _save_checkpoint(engine, site.id or 0, state.checkpoint, state)
                 state.checkpoint = None
             if time.monotonic() - state.extended_at > lock_ttl / 3:
                 state.extended_at = time.monotonic()
@@ -410,6 +412,10 @@ def _end_of_visit(engine: Engine, scorers: list[ConcernScorer], state: _RunState
         state.pages_matched += len({m.page_id for m in created})
         state.matches += len(created)
         metrics.MATCHES.inc(len(created))
+    if state.pages_fetched:
+        # the end of the visit judged again: most of what the model alone carries is
+        # pushed here, and the visit's harvest ends where its totals do
+        state.harvest.append([state.pages_fetched, state.pages_matched])
 
 
 async def _feed_unchanged(fetcher: Fetcher, site: Site, engine: Engine, state: _RunState) -> bool:
@@ -486,13 +492,22 @@ def _enqueue(session: Session, matches: list[Match]) -> int:
     return delivery.enqueue_for_matches(session, matches)
 
 
-def _save_checkpoint(engine: Engine, site_id: int, checkpoint: dict[str, Any]) -> None:
+def _save_checkpoint(
+    engine: Engine, site_id: int, checkpoint: dict[str, Any], state: _RunState
+) -> None:
+    """Keep the crawl's checkpoint on the site, and the visit's progress so far on its run
+    (pages fetched, new, matched, errors: the user sees the count grow while it runs)."""
     with Session(engine) as session:
         site = session.get(Site, site_id)
         if site is not None:
             site.checkpoint = {**(site.checkpoint or {}), "crawl": checkpoint}
             session.add(site)
-            session.commit()  # a checkpoint must outlive the crawl's process to resume it
+        run = session.get(CrawlRun, state.run_id) if state.run_id else None
+        if run is not None and run.status == "running":
+            run.pages_fetched, run.pages_new = state.pages_fetched, state.pages_new
+            run.pages_matched, run.errors = state.pages_matched, state.errors
+            session.add(run)
+        session.commit()  # a checkpoint must outlive the crawl's process to resume it
 
 
 def budget_constant(session: Session, settings: Settings) -> float:

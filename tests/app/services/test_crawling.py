@@ -116,6 +116,35 @@ def test_a_visit_after_feedback_judges_the_pages_again(crawl_env: None, engine) 
         assert [r.status for r in runs] == ["ok", "not_modified", "ok", "not_modified"]
 
 
+def test_a_visit_shows_its_progress_as_it_goes_and_its_harvest_ends_at_its_totals(
+    crawl_env: None, engine, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from app.services import crawling
+
+    seen: list[tuple[str, int]] = []
+    save = crawling._save_checkpoint
+
+    def watched(engine_, site_id, checkpoint, state) -> None:  # type: ignore[no-untyped-def]
+        save(engine_, site_id, checkpoint, state)
+        with Session(engine_) as s:
+            run = s.get(CrawlRun, state.run_id)
+            seen.append((run.status, run.pages_fetched))
+
+    monkeypatch.setattr(crawling, "_save_checkpoint", watched)
+    site_server = NewsSite(articles=45)
+    with site_server.serve() as seed, Session(engine) as session:
+        site_id, _ = make_concerns(session, seed, [["足球"]])
+        assert crawling.crawl_site(site_id)["status"] == "ok"
+        # the running run's count grew while the visit went on
+        assert seen and all(status == "running" for status, _ in seen)
+        counts = [n for _, n in seen]
+        assert counts == sorted(counts) and counts[0] > 0
+        run = session.exec(select(CrawlRun)).one()
+        assert run.pages_fetched == 46 and counts[-1] < 46
+        # the last sample of the visit's harvest is its totals (the end of the visit's pushes)
+        assert run.stats["harvest"][-1] == [run.pages_fetched, run.pages_matched]
+
+
 def test_reprint_under_another_url_is_not_matched_again(crawl_env: None, engine) -> None:
     from app.services.crawling import crawl_site
 

@@ -211,6 +211,12 @@ def test_check_now_says_what_happens(alice_client, db, alice):
     db.commit()
     local = started.astimezone(ZoneInfo(alice.timezone)).strftime("%H:%M")
     assert f"该网站正在检查中（开始于 {local}）" in check()
+    # while the visit runs, the list shows how far it has read
+    run = db.exec(__import__("sqlmodel").select(CrawlRun)).one()
+    run.pages_fetched = 120
+    db.add(run)
+    db.commit()
+    assert "已读取 120 个页面" in alice_client.get("/concerns").text
 
     post(alice_client, f"/concerns/{cid}/pause", page="/concerns")
     assert "未检查：该关注已暂停，请先恢复。" in check()
