@@ -14,11 +14,14 @@ MAX_ID = 2**31 - 1
 
 
 class RegisterRequest(BaseModel):
-    """Sign-up: email, password and optionally the interface language."""
+    """Sign-up: email, password and optionally the interface language and the device's time
+    zone (an IANA name; one the zone database does not know is ignored, and the account
+    keeps China's time in Chinese, UTC in English)."""
 
     email: str = Field(max_length=320, examples=["alice@example.com"])
     password: str = Field(min_length=8, max_length=256, examples=["correct horse battery"])
     language: Literal["zh", "en"] | None = Field(default=None, examples=["zh"])
+    timezone: str | None = Field(default=None, max_length=64, examples=["Europe/London"])
 
 
 class TokenRequest(BaseModel):

@@ -7,6 +7,7 @@ The functions flush; the caller (a request, a command) commits.
 from __future__ import annotations
 
 import logging
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from email_validator import EmailNotValidError, validate_email
 from sqlalchemy import delete, update
@@ -87,6 +88,18 @@ def check_password(password: str) -> None:
 # --- registration and login ------------------------------------------------------------------
 
 
+def _zone(name: str | None) -> str | None:
+    """``name`` if the time zone database knows it (``Europe/London``), else None."""
+    name = (name or "").strip()
+    if not name or len(name) > 64:
+        return None
+    try:
+        ZoneInfo(name)
+    except (ZoneInfoNotFoundError, ValueError):
+        return None
+    return name
+
+
 def register_user(
     session: Session,
     *,
@@ -95,10 +108,13 @@ def register_user(
     language: str | None = None,
     ip: str | None = None,
     verified: bool = False,
+    timezone: str | None = None,
 ) -> User:
     """Create an account, unverified unless ``verified`` (the administrator's ``timelypush
     user create``); Conflict when the address is taken. A sign-up from the web or the API
-    (``ip`` given) counts against the "register_ip" limit."""
+    (``ip`` given) counts against the "register_ip" limit. ``timezone`` is the browser's
+    (the sign-up form sends it); one the zone database does not know is ignored, and the
+    account then keeps China's time in Chinese, UTC in English."""
     email = clean_email(email)
     check_password(password)
     if language is not None and language not in LANGUAGES:
@@ -112,10 +128,12 @@ def register_user(
             details={"field": "email"},
             params={"email": email},
         )
+    language = language or "zh"
     user = User(
         email=email,
         password_hash=hash_password(password),
-        language=language or "zh",
+        language=language,
+        timezone=_zone(timezone) or ("Asia/Shanghai" if language == "zh" else "UTC"),
         email_verified_at=utcnow() if verified else None,
     )
     session.add(user)

@@ -75,6 +75,7 @@ async def register(request: Request, db: Db) -> Response:
             password=values.get("password", ""),
             language=lang,
             ip=_ip(request),
+            timezone=values.get("timezone") or None,
         )
     except ServiceError as exc:
         page = render(

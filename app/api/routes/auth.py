@@ -56,6 +56,7 @@ def register(
         password=body.password,
         language=body.language,
         ip=_ip(request) or "",
+        timezone=body.timezone,
     )
     session.commit()
     response.headers["Location"] = "/api/v1/me"  # the new account, once logged in

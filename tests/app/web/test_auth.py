@@ -60,6 +60,35 @@ def test_register_logs_in_and_sends_a_verification_link(client, db):
     assert user.email_verified_at is not None
 
 
+@pytest.mark.parametrize(
+    ("sent", "language", "kept"),
+    [
+        ("Europe/London", "zh-CN", "Europe/London"),  # the browser's zone, sent by app.js
+        ("Mars/Olympus_Mons", "zh-CN", "Asia/Shanghai"),  # unknown: the language's default
+        ("", "en-US", "UTC"),  # no script
+    ],
+)
+def test_a_new_account_takes_the_browsers_time_zone(client, db, sent, language, kept):
+    client.headers["Accept-Language"] = language
+    fields = {"email": "tz@example.com", "password": "password123", "password2": "password123"}
+    response = post(client, "/register", {**fields, "timezone": sent}, page="/register")
+    assert response.status_code == 303
+    from app.services.auth import get_user_by_email
+
+    assert get_user_by_email(db, email="tz@example.com").timezone == kept
+
+
+def test_the_forms_examples_are_in_the_readers_language(client, db, alice):
+    log_in(client, alice.email)
+    assert 'placeholder="足球, 中超"' in client.get("/concerns/new").text
+    alice.language = "en"
+    db.add(alice)
+    db.commit()
+    english = client.get("/concerns/new").text
+    assert 'placeholder="football, Premier League"' in english
+    assert "足球" not in english and "国家足球队" not in english
+
+
 def test_bad_verification_link_is_refused(client):
     response = client.get("/verify-email?token=forged")
     assert response.status_code == 400

@@ -230,6 +230,16 @@ def _simulate_crawl(email: str) -> None:
         db.commit()
 
 
+def _account(email: str) -> Any:
+    from sqlmodel import Session
+
+    from app.core.db import get_engine
+    from app.services.auth import get_user_by_email
+
+    with Session(get_engine()) as db:
+        return get_user_by_email(db, email=email)
+
+
 def test_register_verify_follow_read_logout(live: dict[str, Any], tmp_path: Path) -> None:
     from playwright.sync_api import expect, sync_playwright
 
@@ -241,6 +251,7 @@ def test_register_verify_follow_read_logout(live: dict[str, Any], tmp_path: Path
         browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         context = browser.new_context(
             locale="zh-CN",
+            timezone_id="Asia/Tokyo",  # a reader of Chinese living in Tokyo
             viewport={"width": 1280, "height": 860},
             extra_http_headers={"Accept-Language": "zh-CN,zh;q=0.9"},
         )
@@ -258,6 +269,7 @@ def test_register_verify_follow_read_logout(live: dict[str, Any], tmp_path: Path
         page.fill("#password2", "correct-horse-battery")
         page.click("button[type=submit]:has-text('注册')")
         expect(page.locator(".flash.success")).to_contain_text("验证链接已发送")
+        assert _account(email).timezone == "Asia/Tokyo"  # the browser's, not a default
         mail = live["inbox"].wait(1)
         assert mail["To"] == email
         body = mail.get_body(preferencelist=("plain",)).get_content()

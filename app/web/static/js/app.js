@@ -17,7 +17,12 @@ document.addEventListener("click", function (e) {
 document.addEventListener("submit", function (e) {
   var form = e.target;
   var text = form.getAttribute && form.getAttribute("data-confirm");
-  if (text && !window.confirm(text)) { e.preventDefault(); }
+  if (text && !window.confirm(text)) { e.preventDefault(); return; }
+  // a new account takes the browser's time zone (digest and quiet hours are local times)
+  var zone = form.querySelector && form.querySelector("input[data-browser-zone]");
+  if (zone && window.Intl) {
+    try { zone.value = Intl.DateTimeFormat().resolvedOptions().timeZone || ""; } catch (err) { zone.value = ""; }
+  }
 });
 document.addEventListener("change", function (e) {
   if (e.target && e.target.id === "pick-all") {
