@@ -15,7 +15,8 @@ from fastapi.responses import HTMLResponse, Response
 from starlette.concurrency import run_in_threadpool
 
 from app.core.config import get_settings
-from app.services import auth, password_reset, verification
+from app.models import ProfileUpdate
+from app.services import auth, password_reset, profile, verification
 from app.services.errors import ServiceError
 from app.web import i18n
 from app.web.csrf import csrf_protect
@@ -180,6 +181,17 @@ async def login_submit(request: Request, db: Db) -> Response:
             status_code=exc.status,
         )
         return with_retry_after(page, exc)
+    chosen = request.session.get(LANG_KEY)
+    if chosen in i18n.LANGUAGES and chosen != user.language:
+        # the language the visitor picked on the way in is the account's from now on (else
+        # the pages went back to the account's old language the moment they logged in)
+        try:
+            await run_in_threadpool(
+                profile.update_profile, db, user, ProfileUpdate(language=chosen)
+            )
+            db.commit()
+        except ServiceError:  # the rest of the profile needs fixing first: keep its language
+            db.rollback()
     login(request, user, db)
     return redirect(safe_next(values.get("next")))
 

@@ -16,7 +16,7 @@ from pydantic import ValidationError
 from starlette.concurrency import run_in_threadpool
 
 from app.core.config import get_settings
-from app.core.i18n import N_
+from app.core.i18n import LANGUAGES, N_
 from app.models import (
     CHANNEL_MODES,
     CHANNELS,
@@ -41,7 +41,14 @@ from app.services import (
 )
 from app.services.errors import NotFound, ServiceError, Throttled
 from app.web.csrf import csrf_protect
-from app.web.forms import errors_for, kept, message, read_form, validation_errors
+from app.web.forms import (
+    errors_for,
+    kept,
+    message,
+    read_form,
+    safe_next,
+    validation_errors,
+)
 from app.web.sessions import CurrentUser, Db, PageNotFound, flash, login, logout
 from app.web.templating import redirect, render
 
@@ -169,6 +176,17 @@ async def _update(
         )
     flash(request, done, "success")
     return redirect("/settings")
+
+
+@router.post("/language")
+async def switch_language(request: Request, db: Db, user: CurrentUser) -> Response:
+    """The header's language switch: the account's language, then back where it was."""
+    values = await read_form(request)
+    language = values.get("language", "")
+    if language in LANGUAGES and language != user.language:
+        await run_in_threadpool(profile.update_profile, db, user, ProfileUpdate(language=language))
+        db.commit()
+    return redirect(safe_next(values.get("next"), "/messages"))
 
 
 @router.post("/profile")

@@ -89,6 +89,34 @@ def test_the_forms_examples_are_in_the_readers_language(client, db, alice):
     assert "足球" not in english and "国家足球队" not in english
 
 
+def test_the_language_picked_before_logging_in_stays_after_it(client, db, alice):
+    assert alice.language == "zh"
+    client.get("/lang/en?next=/login")
+    assert "Log in" in client.get("/login").text
+    log_in(client, alice.email)
+    assert "My concerns" in client.get("/concerns").text
+    db.refresh(alice)
+    assert alice.language == "en"
+
+
+def test_the_header_switches_a_signed_in_readers_language(client, db, alice):
+    log_in(client, alice.email)
+    page = client.get("/concerns")
+    assert "我的关注" in page.text and 'value="en" lang="en" id="language">English<' in page.text
+    switched = post(
+        client, "/settings/language", {"language": "en", "next": "/concerns"}, page="/concerns"
+    )
+    assert switched.status_code == 303 and switched.headers["location"] == "/concerns"
+    assert "My concerns" in client.get("/concerns").text
+    db.refresh(alice)
+    assert alice.language == "en"
+    # without the form's token nothing changes
+    bare = client.post("/settings/language", data={"language": "zh"}, follow_redirects=False)
+    assert bare.status_code == 403
+    db.refresh(alice)
+    assert alice.language == "en"
+
+
 def test_bad_verification_link_is_refused(client):
     response = client.get("/verify-email?token=forged")
     assert response.status_code == 400
