@@ -240,6 +240,29 @@ def block(session: Session, concern: Concern, term: str) -> Concern:
     return concern
 
 
+def restore_term(session: Session, user: User, concern_id: int, term: str) -> Concern:
+    """Undo ``block_term``: the model may use the term again (from the next visit on)."""
+    return restore(session, get_concern(session, user, concern_id), term)
+
+
+def restore(session: Session, concern: Concern, term: str) -> Concern:
+    """``restore_term`` on a concern the caller loaded as the user's."""
+    wanted = _fold(term)
+    kept = [t for t in concern.blocked_terms if _fold(t) != wanted]
+    if len(kept) == len(concern.blocked_terms):
+        raise NotFound(
+            "This is not one of the concern's removed terms.",
+            code="term_not_found",
+            details={"field": "term"},
+        )
+    concern.blocked_terms = kept
+    concern.updated_at = utcnow()
+    session.add(concern)
+    session.flush()
+    logger.info("concern %s: removed term restored", concern.id)
+    return concern
+
+
 def promote_term(session: Session, user: User, concern_id: int, term: str) -> Concern:
     """Make a learned term one of the concern's synonyms (it then counts like a keyword)."""
     return promote(session, get_concern(session, user, concern_id), term)

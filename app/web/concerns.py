@@ -388,14 +388,22 @@ def concern_check(request: Request, db: Db, user: CurrentUser, concern_id: int) 
 
 
 async def _learned_action(
-    request: Request, db: Db, user: CurrentUser, concern_id: int, promote: bool
+    request: Request, db: Db, user: CurrentUser, concern_id: int, action: str
 ) -> Response:
     _owned(db, user, concern_id)
     term = (await read_form(request)).get("term", "")
     try:
-        if promote:
+        if action == "promote":
             feedback_svc.promote_term(db, user, concern_id, term)
             flash(request, "“%(term)s” is now a synonym of your keywords.", "success", term=term)
+        elif action == "restore":
+            feedback_svc.restore_term(db, user, concern_id, term)
+            flash(
+                request,
+                "“%(term)s” is back; the model may learn it again on its next visit.",
+                "success",
+                term=term,
+            )
         else:
             feedback_svc.block_term(db, user, concern_id, term)
             flash(
@@ -413,10 +421,16 @@ async def _learned_action(
 @router.post("/{concern_id}/learned/block")
 async def learned_block(request: Request, db: Db, user: CurrentUser, concern_id: int) -> Response:
     """Remove a learned term (it is never used again for this concern)."""
-    return await _learned_action(request, db, user, concern_id, promote=False)
+    return await _learned_action(request, db, user, concern_id, "block")
+
+
+@router.post("/{concern_id}/learned/restore")
+async def learned_restore(request: Request, db: Db, user: CurrentUser, concern_id: int) -> Response:
+    """Give a removed term back to the model."""
+    return await _learned_action(request, db, user, concern_id, "restore")
 
 
 @router.post("/{concern_id}/learned/promote")
 async def learned_promote(request: Request, db: Db, user: CurrentUser, concern_id: int) -> Response:
     """Make a learned term one of the concern's synonyms."""
-    return await _learned_action(request, db, user, concern_id, promote=True)
+    return await _learned_action(request, db, user, concern_id, "promote")

@@ -182,6 +182,17 @@ def block_term(concern: OwnedConcern, term: Term, session: SessionDep) -> Learne
 
 
 @router.post(
+    "/{concern_id}/learned/{term}/restore",
+    responses=responses(404),
+    summary="Give a removed term back: the model may learn it again from its next visit",
+)
+def restore_term(concern: OwnedConcern, term: Term, session: SessionDep) -> LearnedTerms:
+    updated = feedback.restore(session, concern, term)
+    session.commit()
+    return _learned(session, updated)
+
+
+@router.post(
     "/{concern_id}/learned/{term}/promote",
     responses=responses(404),
     summary="Make a learned term a synonym of the concern's keywords",

@@ -79,7 +79,7 @@ def test_another_users_message_and_concern_are_404(client: TestClient) -> None:
     _error(
         client.get(f"/api/v1/concerns/{alice_cid}/learned", headers=bob), 404, "concern_not_found"
     )
-    for action in ("block", "promote"):
+    for action in ("block", "promote", "restore"):
         path = f"/api/v1/concerns/{alice_cid}/learned/{quote('中超')}/{action}"
         _error(client.post(path, headers=bob), 404, "concern_not_found")
     with Session(get_engine()) as session:
@@ -114,6 +114,14 @@ def test_learned_terms_can_be_listed_blocked_and_promoted(client: TestClient) ->
     assert concern["synonyms"] == ["中超"] and concern["learned_terms"] == {"恒大": 0.3}
     _error(
         client.post(f"/api/v1/concerns/{cid}/learned/{quote('不存在')}/block", headers=auth),
+        404,
+        "term_not_found",
+    )
+    # a removed term can be given back (and only a removed one)
+    restored = client.post(f"/api/v1/concerns/{cid}/learned/{quote('彩票')}/restore", headers=auth)
+    assert restored.status_code == 200 and restored.json()["blocked"] == []
+    _error(
+        client.post(f"/api/v1/concerns/{cid}/learned/{quote('彩票')}/restore", headers=auth),
         404,
         "term_not_found",
     )

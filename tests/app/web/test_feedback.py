@@ -196,6 +196,15 @@ def test_learned_terms_on_the_concern_page_can_be_removed_or_promoted(alice_clie
     assert "还没有学到内容" in page
     post(alice_client, f"/concerns/{learned.id}/learned/block", {"term": "不存在"}, page=path)
     assert "这不是该关注学习到的词" in alice_client.get(path).text
+    # a removed term has its undo on the same page
+    assert 'aria-label="恢复“彩票”"' in alice_client.get(path).text
+    post(alice_client, f"/concerns/{learned.id}/learned/restore", {"term": "彩票"}, page=path)
+    db.expire_all()
+    assert db.get(Concern, learned.id).blocked_terms == []
+    page = alice_client.get(path).text
+    assert "“彩票”已恢复" in page and "已删除的词" not in page
+    post(alice_client, f"/concerns/{learned.id}/learned/restore", {"term": "彩票"}, page=path)
+    assert "这不是该关注已删除的词" in alice_client.get(path).text
 
 
 def seldom_state(pages: int, saying: int) -> dict:
@@ -240,7 +249,7 @@ def test_a_concern_whose_words_the_site_seldom_prints_is_told_why_nothing_was_le
 
 def test_another_users_learned_terms_are_404(bob_client, alice_client, db, learned):
     assert bob_client.get(f"/concerns/{learned.id}/report").status_code == 404
-    for action in ("block", "promote"):
+    for action in ("block", "promote", "restore"):
         resp = post(bob_client, f"/concerns/{learned.id}/learned/{action}", {"term": "恒大"},
                     page="/concerns")  # fmt: skip
         assert resp.status_code == 404
