@@ -122,6 +122,8 @@ def test_first_visit_of_a_new_concern_is_one_summary(
         assert summary["Subject"].endswith("现有 22 条相关内容")
         text = summary.get_body(("plain",)).get_content()  # type: ignore[union-attr]
         assert "第一次访问" in text and text.count("命中关键词：足球") == 22
+        # each item carries its own "not relevant" link, as in the HTML part and the digest
+        assert text.count("不相关？告诉我们") == 22 and text.count("/feedback/") == 22
         [short] = sms.requests
         assert "现有 22 条相关内容" in short.json()["message"]
         assert len(short.json()["message"]) <= 70
