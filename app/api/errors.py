@@ -128,10 +128,14 @@ async def on_validation_error(request: Request, exc: Exception) -> Response:
         }
         for err in exc.errors()
     ]
-    first = errors[0] if errors else {"loc": [], "msg": ""}
+    first = errors[0] if errors else {"loc": [], "msg": "", "type": ""}
     where = ".".join(p for p in first["loc"] if p not in ("body", "query", "path"))
     lang = api_language(request)
-    if lang == "en" and first["msg"]:  # pydantic's own explanation is English
+    if first["type"] == "json_invalid":  # its place is a character offset, not a field
+        message = i18n.translate(lang, N_("The request body is not valid JSON."))
+    elif first["type"] == "missing" and where:
+        message = i18n.translate(lang, N_("“%(field)s” is required."), field=where)
+    elif lang == "en" and first["msg"]:  # pydantic's own explanation is English
         message = f"{where}: {first['msg']}" if where else str(first["msg"])
     elif where:
         message = i18n.translate(lang, N_("The value of “%(field)s” is not valid."), field=where)

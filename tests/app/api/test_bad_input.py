@@ -102,3 +102,21 @@ def test_strategy_parameters_out_of_range_are_422(
     resp = client.patch(url, headers=auth, json={"params": params})
     assert resp.status_code == 422, resp.text
     assert client.get(url, headers=auth).json()["params"] == {"T": 0.6, "alpha": 0.85}
+
+
+@pytest.mark.parametrize(
+    ("body", "language", "message"),
+    [
+        (b"{bad json", "zh-CN", "请求体不是有效的 JSON。"),
+        (b"{bad json", "en", "The request body is not valid JSON."),
+        (b"{}", "zh-CN", "缺少“email”。"),
+        (b'{"email": "a@example.com"}', "en", "“password” is required."),
+    ],
+)
+def test_broken_or_incomplete_bodies_are_named_in_the_callers_language(
+    client: TestClient, body: bytes, language: str, message: str
+) -> None:
+    headers = {"content-type": "application/json", "accept-language": language}
+    resp = client.post("/api/v1/auth/register", content=body, headers=headers)
+    assert resp.status_code == 422
+    assert resp.json()["error"]["message"] == message
