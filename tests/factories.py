@@ -254,3 +254,15 @@ def add_run(session: Session, site_id: int, fetched: int, matched: int, **extra:
     session.commit()
     session.refresh(run)
     return run
+
+
+def digest_matches(session: Session, count: int, **user: Any) -> tuple[datetime, list[Match]]:
+    """A digest reader (``make_user`` fields) with ``count`` matches made in the digest window
+    that is due now: (now, the matches)."""
+    from app.services.delivery_policy import due_digest
+
+    now = utcnow().replace(microsecond=0)
+    reader = make_user(session, push_mode="digest", **user)
+    concern = add_concern(session, reader)
+    _day, _start, end = due_digest(reader, now)
+    return now, make_matches(session, concern, count, created_at=end - timedelta(hours=1))

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import logging
 import unicodedata
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
@@ -387,32 +388,36 @@ def concern_check(request: Request, db: Db, user: CurrentUser, concern_id: int) 
     return redirect("/concerns")
 
 
+_LEARNED_ACTIONS: dict[str, tuple[Callable[..., Any], str, str]] = {
+    "promote": (
+        feedback_svc.promote_term,
+        N_("“%(term)s” is now a synonym of your keywords."),
+        "success",
+    ),
+    "restore": (
+        feedback_svc.restore_term,
+        N_("“%(term)s” is back; the model may learn it again on its next visit."),
+        "success",
+    ),
+    "block": (
+        feedback_svc.block_term,
+        N_("“%(term)s” is removed; the model will not use it again."),
+        "info",
+    ),
+}
+"""What each button beside a learned (or removed) term does, and what the page then says."""
+
+
 async def _learned_action(
     request: Request, db: Db, user: CurrentUser, concern_id: int, action: str
 ) -> Response:
     _owned(db, user, concern_id)
     term = (await read_form(request)).get("term", "")
+    act, done, level = _LEARNED_ACTIONS[action]
     try:
-        if action == "promote":
-            feedback_svc.promote_term(db, user, concern_id, term)
-            flash(request, "“%(term)s” is now a synonym of your keywords.", "success", term=term)
-        elif action == "restore":
-            feedback_svc.restore_term(db, user, concern_id, term)
-            flash(
-                request,
-                "“%(term)s” is back; the model may learn it again on its next visit.",
-                "success",
-                term=term,
-            )
-        else:
-            feedback_svc.block_term(db, user, concern_id, term)
-            flash(
-                request,
-                "“%(term)s” is removed; the model will not use it again.",
-                "info",
-                term=term,
-            )
+        act(db, user, concern_id, term)
         db.commit()  # before the redirect: the report must show it
+        flash(request, done, level, term=term)
     except ServiceError as exc:
         flash(request, "%(error)s", "error", error=errors_for(request, user, exc).popitem()[1])
     return redirect(f"/concerns/{concern_id}/report#learned")

@@ -9,7 +9,7 @@ from fastapi import APIRouter, Body, Path, Query, Request, Response, status
 from app.api.deps import CurrentUser, OwnedConcern, ProbeDep, SessionDep, SettingsDep
 from app.api.errors import responses
 from app.api.schemas import TOTAL_COUNT, TOTAL_HEADER, LearnedTerm, LearnedTerms, WithTotal
-from app.models import ConcernCreate, ConcernPublic, ConcernUpdate, CrawlRunPublic
+from app.models import Concern, ConcernCreate, ConcernPublic, ConcernUpdate, CrawlRunPublic
 from app.services import concerns, feedback, runs, visits
 from app.services.errors import Conflict
 from app.services.runs import HarvestPoint
@@ -161,6 +161,12 @@ def _learned(session: SessionDep, concern: OwnedConcern) -> LearnedTerms:
     )
 
 
+def _changed(session: SessionDep, concern: Concern) -> LearnedTerms:
+    """Commit a change to the concern's learned terms; what it learned now."""
+    session.commit()
+    return _learned(session, concern)
+
+
 @router.get(
     "/{concern_id}/learned",
     responses=responses(404),
@@ -176,9 +182,7 @@ def get_learned(concern: OwnedConcern, session: SessionDep) -> LearnedTerms:
     summary="Remove a learned term: the model never uses it again for this concern",
 )
 def block_term(concern: OwnedConcern, term: Term, session: SessionDep) -> LearnedTerms:
-    updated = feedback.block(session, concern, term)
-    session.commit()
-    return _learned(session, updated)
+    return _changed(session, feedback.block(session, concern, term))
 
 
 @router.post(
@@ -187,9 +191,7 @@ def block_term(concern: OwnedConcern, term: Term, session: SessionDep) -> Learne
     summary="Give a removed term back: the model may learn it again from its next visit",
 )
 def restore_term(concern: OwnedConcern, term: Term, session: SessionDep) -> LearnedTerms:
-    updated = feedback.restore(session, concern, term)
-    session.commit()
-    return _learned(session, updated)
+    return _changed(session, feedback.restore(session, concern, term))
 
 
 @router.post(
@@ -198,6 +200,4 @@ def restore_term(concern: OwnedConcern, term: Term, session: SessionDep) -> Lear
     summary="Make a learned term a synonym of the concern's keywords",
 )
 def promote_term(concern: OwnedConcern, term: Term, session: SessionDep) -> LearnedTerms:
-    updated = feedback.promote(session, concern, term)
-    session.commit()
-    return _learned(session, updated)
+    return _changed(session, feedback.promote(session, concern, term))

@@ -4,14 +4,10 @@ mail through a real SMTP sink)."""
 
 from __future__ import annotations
 
-from datetime import timedelta
-
 from sqlmodel import Session
 
-from app.models import utcnow
 from app.services import delivery
-from app.services.delivery_policy import due_digest
-from tests.factories import add_concern, make_matches, make_user
+from tests.factories import add_concern, digest_matches, make_matches, make_user
 from tests.push import fixtures
 from tests.push.fixtures import drain
 from tests.push.servers import SmtpSink
@@ -28,11 +24,7 @@ STORIES = [
 def test_digest_items_are_headlines_with_a_real_summary(
     session: Session, push_env: SmtpSink
 ) -> None:
-    now = utcnow().replace(microsecond=0)
-    user = make_user(session, push_mode="digest", digest_time="08:00")
-    concern = add_concern(session, user)
-    _day, _start, end = due_digest(user, now)
-    matches = make_matches(session, concern, len(STORIES), created_at=end - timedelta(hours=1))
+    now, matches = digest_matches(session, len(STORIES), digest_time="08:00")
     for match, (title, snippet) in zip(matches, STORIES, strict=True):
         match.title, match.snippet = title, snippet
         session.add(match)

@@ -5,15 +5,13 @@ the link lands on a confirmation page in the reader's language (GET never record
 from __future__ import annotations
 
 import re
-from datetime import timedelta
 
 from fastapi.testclient import TestClient
 from sqlmodel import Session
 
-from app.models import Match, utcnow
+from app.models import Match
 from app.services import delivery
-from app.services.delivery_policy import due_digest
-from tests.factories import add_concern, make_matches, make_user
+from tests.factories import add_concern, digest_matches, make_matches, make_user
 from tests.push import fixtures
 from tests.push.fixtures import drain
 from tests.push.servers import SmtpSink
@@ -121,11 +119,7 @@ def test_forged_or_stale_links_say_so_and_change_nothing(
 
 
 def test_digest_items_carry_their_own_link(session: Session, push_env: SmtpSink) -> None:
-    now = utcnow().replace(microsecond=0)
-    user = make_user(session, push_mode="digest", language="en")
-    concern = add_concern(session, user)
-    _day, _start, end = due_digest(user, now)
-    matches = make_matches(session, concern, 2, created_at=end - timedelta(hours=1))
+    now, matches = digest_matches(session, 2, language="en")
     matches[0].explanation = MODEL_EXPLANATION
     session.commit()
     assert delivery.enqueue_due_digests(now) == 1
@@ -144,11 +138,7 @@ def test_digest_items_carry_their_own_link(session: Session, push_env: SmtpSink)
 def test_a_digest_leaves_out_what_the_user_already_marked_not_relevant(
     session: Session, push_env: SmtpSink
 ) -> None:
-    now = utcnow().replace(microsecond=0)
-    user = make_user(session, push_mode="digest", language="en")
-    concern = add_concern(session, user)
-    _day, _start, end = due_digest(user, now)
-    wrong, right, liked = make_matches(session, concern, 3, created_at=end - timedelta(hours=1))
+    now, (wrong, right, liked) = digest_matches(session, 3, language="en")
     wrong.feedback, liked.feedback = -1, 1  # 👎 in the dashboard before the digest, and a 👍
     session.commit()
     assert delivery.enqueue_due_digests(now) == 1

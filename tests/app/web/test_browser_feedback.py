@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -118,24 +120,47 @@ def _signed_in(
     return context, page
 
 
+def _shots(tmp_path: Path) -> Path:
+    shots = Path(os.environ.get("TIMELYPUSH_SCREENSHOT_DIR") or tmp_path / "shots")
+    shots.mkdir(parents=True, exist_ok=True)
+    return shots
+
+
+@contextmanager
+def _chromium() -> Iterator[Any]:
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        browser = p.chromium.launch(
+            executable_path=test_browser.CHROMIUM, args=test_browser.CHROMIUM_ARGS
+        )
+        try:
+            yield browser
+        finally:
+            browser.close()
+
+
+def _at_both_widths(browser: Any, base: str, email: str, password: str) -> Iterator[Any]:
+    """(page, width, "desktop" | "phone"): signed in at 1280 px, then at 375 px."""
+    for width, height, name in ((1280, 860, "desktop"), (375, 812, "phone")):
+        context, page = _signed_in(browser, base, email, password, width, height)
+        try:
+            yield page, width, name
+        finally:
+            context.close()
+
+
 def test_why_it_matched_keeps_each_label_beside_its_value(
     live: dict[str, Any], tmp_path: Path
 ) -> None:
-    from playwright.sync_api import sync_playwright
-
-    shots = Path(os.environ.get("TIMELYPUSH_SCREENSHOT_DIR") or tmp_path / "shots")
-    shots.mkdir(parents=True, exist_ok=True)
+    shots = _shots(tmp_path)
     base = live["url"]
     email, password = "reader@example.com", "correct-horse-battery"
     # English labels are the long ones ("Learned terms that fired"): at a fixed label width
     # they wrapped, and every label below them sat one row above its value
     match_id = _seed(email, password, language="en")
-    with sync_playwright() as p:
-        browser = p.chromium.launch(
-            executable_path=test_browser.CHROMIUM, args=test_browser.CHROMIUM_ARGS
-        )
-        for width, height, name in ((1280, 860, "desktop"), (375, 812, "phone")):
-            context, page = _signed_in(browser, base, email, password, width, height)
+    with _chromium() as browser:
+        for page, width, name in _at_both_widths(browser, base, email, password):
             page.goto(f"{base}/messages/{match_id}")
             why = page.locator(".why")
             labels, values = why.locator("dt").all(), why.locator("dd").all()
@@ -150,24 +175,17 @@ def test_why_it_matched_keeps_each_label_beside_its_value(
                 else:  # the label above its value, inside the phone's width
                     assert top["y"] < under["y"] and under["x"] + under["width"] <= width
             why.screenshot(path=str(shots / f"why-{name}.png"))
-            context.close()
-        browser.close()
 
 
 def test_feedback_buttons_at_desktop_and_phone_widths(live: dict[str, Any], tmp_path: Path) -> None:
-    from playwright.sync_api import expect, sync_playwright
+    from playwright.sync_api import expect
 
-    shots = Path(os.environ.get("TIMELYPUSH_SCREENSHOT_DIR") or tmp_path / "shots")
-    shots.mkdir(parents=True, exist_ok=True)
+    shots = _shots(tmp_path)
     base = live["url"]
     email, password = "xiaohong@example.com", "correct-horse-battery"
     match_id = _seed(email, password)
-    with sync_playwright() as p:
-        browser = p.chromium.launch(
-            executable_path=test_browser.CHROMIUM, args=test_browser.CHROMIUM_ARGS
-        )
-        for width, height, name in ((1280, 860, "desktop"), (375, 812, "phone")):
-            context, page = _signed_in(browser, base, email, password, width, height)
+    with _chromium() as browser:
+        for page, width, name in _at_both_widths(browser, base, email, password):
             page.goto(f"{base}/messages/{match_id}")
             form = page.locator("#verdict")
             no = form.locator("button[value=not_relevant]")
@@ -208,7 +226,6 @@ def test_feedback_buttons_at_desktop_and_phone_widths(live: dict[str, Any], tmp_
             page.locator("#advanced-judgment summary").click()
             expect(page.locator("#scorer")).to_have_value("model")
             page.locator("#concern-form").screenshot(path=str(shots / f"concern-form-{name}.png"))
-            context.close()
 
         # the "not relevant" link of an email, opened on a phone without logging in
         from app.core.config import get_settings
@@ -229,7 +246,6 @@ def test_feedback_buttons_at_desktop_and_phone_widths(live: dict[str, Any], tmp_
         assert _verdict(match_id) == -1
         page.screenshot(path=str(shots / "feedback-link-done-phone.png"), full_page=True)
         context.close()
-        browser.close()
     for name in ("desktop", "phone"):
         assert (shots / f"message-feedback-{name}.png").stat().st_size > 10_000
 
@@ -237,13 +253,12 @@ def test_feedback_buttons_at_desktop_and_phone_widths(live: dict[str, Any], tmp_
 def test_why_nothing_was_learned_at_desktop_and_phone_widths(
     live: dict[str, Any], tmp_path: Path
 ) -> None:
-    from playwright.sync_api import expect, sync_playwright
+    from playwright.sync_api import expect
     from sqlmodel import Session
 
     from app.core.db import get_engine
 
-    shots = Path(os.environ.get("TIMELYPUSH_SCREENSHOT_DIR") or tmp_path / "shots")
-    shots.mkdir(parents=True, exist_ok=True)
+    shots = _shots(tmp_path)
     email, password = "xiaoming@example.com", "correct-horse-battery"
     with Session(get_engine(), expire_on_commit=False) as db:
         _, concern = _user_concern(db, email, password, "足球")
@@ -252,19 +267,13 @@ def test_why_nothing_was_learned_at_desktop_and_phone_widths(
         db.add(concern)
         db.commit()
         concern_id = concern.id
-    with sync_playwright() as p:
-        browser = p.chromium.launch(
-            executable_path=test_browser.CHROMIUM, args=test_browser.CHROMIUM_ARGS
-        )
-        for width, height, name in ((1280, 860, "desktop"), (375, 812, "phone")):
-            context, page = _signed_in(browser, live["url"], email, password, width, height)
+    with _chromium() as browser:
+        for page, width, name in _at_both_widths(browser, live["url"], email, password):
             page.goto(f"{live['url']}/concerns/{concern_id}/report")
             hint = page.locator("#sparse")
             expect(hint).to_contain_text("最近读过的 200 个页面中，只有 2 个")
             box = hint.bounding_box()
             assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= width
             page.locator("#learned").screenshot(path=str(shots / f"learned-sparse-{name}.png"))
-            context.close()
-        browser.close()
     for name in ("desktop", "phone"):
         assert (shots / f"learned-sparse-{name}.png").stat().st_size > 5_000
