@@ -20,6 +20,7 @@ from app.services.errors import NotFound
 from app.web import i18n
 from app.web.sessions import Db
 from app.web.templating import render, request_language
+from push import clean_title
 
 logger = logging.getLogger(__name__)
 
@@ -55,7 +56,9 @@ def _gone(request: Request) -> Response:
 
 def _page(request: Request, db: Db, match: Match, token: str, *, done: bool) -> Response:
     owner = db.get(User, match.user_id)
-    context = {"m": match, "token": token, "done": done}
+    # the headline as the dashboard shows it, without the site's name after it
+    title = clean_title(match.title) if match.title else ""
+    context = {"m": match, "title": title, "token": token, "done": done}
     return render(request, "feedback/confirm.html", context, lang=owner.language if owner else None)
 
 

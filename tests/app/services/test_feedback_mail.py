@@ -148,3 +148,19 @@ def test_a_digest_leaves_out_what_the_user_already_marked_not_relevant(
     assert wrong.title not in text and wrong.title not in html
     assert right.title in text and liked.title in text
     assert len(set(LINK.findall(text))) == 2
+
+
+def test_the_links_page_shows_the_headline_without_the_sites_name(
+    session: Session, push_env: SmtpSink
+) -> None:
+    from app.core.config import get_settings
+    from app.services.feedback import feedback_url
+
+    user = make_user(session)
+    [match] = make_matches(session, add_concern(session, user), 1)
+    match.title = "中国足球与世隔绝6年仍迷茫_体育_新浪网"
+    session.commit()
+    link = feedback_url(get_settings(), match.id).removeprefix("http://testserver")  # type: ignore[arg-type]
+    page = _web().get(link)
+    assert page.status_code == 200
+    assert "中国足球与世隔绝6年仍迷茫" in page.text and "新浪网" not in page.text
