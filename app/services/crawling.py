@@ -31,7 +31,7 @@ from app import metrics
 from app.core.config import Settings, get_settings
 from app.core.db import get_engine
 from app.models import STRATEGIES, Concern, CrawlRun, Match, Page, Site, utcnow
-from app.services import outbox_wake, revisit
+from app.services import outbox_wake, revisit, sites
 from app.services.crawl_store import (
     ConcernScorer,
     insert_links,
@@ -199,12 +199,7 @@ def _visit(
         for s in scorers:
             s.recent_simhashes = load_recent_simhashes(session, s.concern.id or 0)
         config = crawl_config(settings, site, concerns)
-        last = session.exec(
-            select(func.max(CrawlRun.started_at)).where(
-                col(CrawlRun.site_id) == site_id, col(CrawlRun.status).in_(("ok", "not_modified"))
-            )
-        ).first()
-        signals = not told_since(last, scorers)
+        signals = not told_since(sites.last_visits(session, [site_id]).get(site_id), scorers)
         # we hold the lock, so a run still "running" belongs to a worker that died
         session.exec(
             update(CrawlRun)
@@ -575,7 +570,16 @@ def _finish(
         interval = revisit.jittered(decision.interval_minutes, random.Random())  # noqa: S311
         site.revisit_t_minutes = decision.t_minutes
         site.level = decision.level
-        site.next_visit_at = now + timedelta(minutes=interval)
+        added = session.exec(
+            select(func.count()).where(
+                Concern.site_id == site_id,
+                col(Concern.enabled).is_(True),
+                col(Concern.updated_at) > run.started_at,
+            )
+        ).one()
+        # a concern added or changed while this visit ran was not part of it: the next visit
+        # goes at once (it reads the site for that concern), not after the interval
+        site.next_visit_at = now if added else now + timedelta(minutes=interval)
         site.last_visit_at = now
         site.visits += 1
         if changed:

@@ -50,13 +50,11 @@ from app.models import (
     DeliveryStatus,
     Match,
     PushChannel,
-    Site,
     User,
     concerns_query,
-    sites_query,
     utcnow,
 )
-from app.services import channels
+from app.services import channels, sites
 from app.services.delivery_compose import (
     Composer,
     load,
@@ -171,17 +169,17 @@ def _instant_targets(
 
 
 def _first_visit(session: Session, concerns: dict[int | None, Concern]) -> set[int]:
-    """The concerns whose site is on its first visit since the concern was created."""
+    """The concerns whose site is on its first visit since the concern was created (no
+    visit that finished began after it: one under way when it was added did not read the site
+    for it)."""
     site_ids = {c.site_id for c in concerns.values() if c.site_id is not None}
-    if not site_ids:
-        return set()
-    sites = {s.id: s for s in session.exec(sites_query().where(col(Site.id).in_(site_ids)))}
+    last = sites.last_visits(session, site_ids)
     out = set()
     for c in concerns.values():
-        site = sites.get(c.site_id)
-        if c.id is None or site is None:
+        if c.id is None or c.site_id is None:
             continue
-        if site.last_visit_at is None or site.last_visit_at < c.created_at:
+        began = last.get(c.site_id)
+        if began is None or began < c.created_at:
             out.add(c.id)
     return out
 

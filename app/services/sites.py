@@ -17,14 +17,15 @@ These functions flush but do not commit; the calling use case commits.
 from __future__ import annotations
 
 import logging
-from datetime import timedelta
+from collections.abc import Iterable
+from datetime import datetime, timedelta
 from urllib.parse import urlsplit
 
-from sqlalchemy import exists, or_, update
+from sqlalchemy import exists, func, or_, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlmodel import Session, col, select
 
-from app.models import SCOPES, Concern, Site, utcnow
+from app.models import SCOPES, Concern, CrawlRun, Site, utcnow
 from app.services.errors import Invalid
 
 logger = logging.getLogger(__name__)
@@ -77,6 +78,21 @@ def attach_site(session: Session, concern: Concern) -> Site:
     session.add(concern)
     session.flush()
     return site
+
+
+def last_visits(session: Session, site_ids: Iterable[int]) -> dict[int, datetime]:
+    """When each site's last finished visit began (one that read it, or found it unchanged):
+    a concern created or changed after that has not been judged on the site as it is. A
+    visit's end is no measure: a concern added while the visit ran was not part of it."""
+    ids = sorted(set(site_ids))
+    if not ids:
+        return {}
+    rows = session.exec(
+        select(CrawlRun.site_id, func.max(CrawlRun.started_at))
+        .where(col(CrawlRun.site_id).in_(ids), col(CrawlRun.status).in_(("ok", "not_modified")))
+        .group_by(col(CrawlRun.site_id))
+    )
+    return {site_id: started for site_id, started in rows if started is not None}
 
 
 def check_now(session: Session, site: Site) -> Site:

@@ -95,6 +95,59 @@ def test_a_concern_added_to_a_site_already_visited_reads_its_pages(crawl_env: No
         assert crawl_site(site_id)["status"] == "not_modified"
 
 
+def test_a_concern_added_while_a_visit_runs_gets_the_next_visit_at_once(
+    crawl_env: None, engine, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from app.models import Delivery, User, utcnow
+    from app.services import crawling
+
+    added: list[int] = []
+    store = crawling._store
+
+    def store_then_add(engine_, site, scorers, event, state) -> None:  # type: ignore[no-untyped-def]
+        store(engine_, site, scorers, event, state)
+        if not added:  # the user adds a concern on the site while the visit goes on
+            with Session(engine_) as s:
+                owner = s.exec(select(User)).first()
+                late = Concern(
+                    owner_id=owner.id, seed_url=site.seed_url, keywords=["足球"],
+                    site_id=site.id, max_pages=50,
+                )  # fmt: skip
+                s.add(late)
+                s.commit()
+                added.append(late.id)
+
+    monkeypatch.setattr(crawling, "_store", store_then_add)
+    site_server = NewsSite(articles=6)
+    with site_server.serve() as seed, Session(engine) as session:
+        site_id, _ = make_concerns(session, seed, [["天气"]])
+        assert crawling.crawl_site(site_id)["status"] == "ok"
+        monkeypatch.setattr(crawling, "_store", store)
+        site = session.get(Site, site_id)
+        session.refresh(site)
+        # the visit did not read the site for it: the next one is due now, not in hours
+        assert site.next_visit_at <= utcnow()
+        [late] = added
+        assert _count(session, Match, concern_id=late) == 0
+        owner = session.get(User, session.get(Concern, late).owner_id)
+        owner.push_mode, owner.email_verified_at = "instant", utcnow()  # pushes by email
+        session.add(owner)
+        session.commit()
+        visit = crawling.crawl_site(site_id)
+        assert visit["status"] == "ok"  # read, though the seed is unchanged
+        assert _count(session, Match, concern_id=late) == 3
+        # and what it found is its first visit's summary, not three instant pushes
+        kinds = {
+            d.kind
+            for d in session.exec(select(Delivery))
+            if set(d.match_ids or [d.match_id])
+            & {m.id for m in session.exec(select(Match).where(Match.concern_id == late))}
+        }
+        assert kinds == {"summary"}
+        session.refresh(site)
+        assert site.next_visit_at > utcnow()  # then the usual interval
+
+
 def test_a_visit_after_feedback_judges_the_pages_again(crawl_env: None, engine) -> None:
     from app.services import feedback
     from app.services.crawling import crawl_site
