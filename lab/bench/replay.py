@@ -73,7 +73,9 @@ def save_capture(
     return target
 
 
-def replay_one(job: tuple[Path, int, int, int, dict[str, float], bool, int]) -> dict[str, Any]:
+def replay_one(
+    job: tuple[Path, int, int, int, dict[str, float], bool, int, int],
+) -> dict[str, Any]:
     """Judge one kept crawl again: F1 of the replayed decision (and after the clicks); with a
     revisit size, also its revisits' counts (``_revisits``); with a visit size (and the first
     visit's, 0: the same), its consecutive visits' counts (``_visits``); with a ranking step,
@@ -83,7 +85,7 @@ def replay_one(job: tuple[Path, int, int, int, dict[str, float], bool, int]) -> 
     from lab.bench.match import _judge_all, _prf, feedback_clicks
     from lab.truth import Truth
 
-    path, revisit, visit, first, params, second, step = job
+    path, revisit, visit, first, params, second, step, hosts = job
     data = pickle.loads(path.read_bytes())  # noqa: S301 (files `bench match --keep` wrote)
     pages, topic, keywords = data["pages"], data["topic"], data["keywords"]
     truth = Truth.load(Path(data["web"]))
@@ -105,6 +107,8 @@ def replay_one(job: tuple[Path, int, int, int, dict[str, float], bool, int]) -> 
         out["after_feedback"] = _prf(after, relevant)
     if revisit:
         out["revisits"] = _revisits(pages, keywords, truth, topic, revisit, params)
+    if hosts:
+        out["hosts"] = _hosts(pages, keywords, truth, topic, hosts, params)
     if second and "second" in data:
         out["second_visit"] = _second(pages, pushed, judge, data, params)
     if visit:
@@ -207,6 +211,82 @@ def _revisits(
         for key, n in _pushes(pushed, chunk, truth, topic).items():
             counts[key] += n
     return counts
+
+
+HOST_MIN_ON_TOPIC = 5
+"""A host is judged alone (``--hosts``) only with at least this many on-topic items among its
+fetched pages: with fewer, one page more or less moves its F1 by a tenth or more."""
+
+
+def _hosts(
+    pages: list[Any],
+    keywords: list[str],
+    truth: Any,
+    topic: str,
+    least: int,
+    params: dict[str, float],
+) -> list[dict[str, Any]]:
+    """Each host the crawl fetched at least ``least`` pages of (and ``HOST_MIN_ON_TOPIC``
+    on-topic items), its pages judged alone in fetch order, as a concern on that one site
+    (the product's default scope) would judge them: a fresh model, then the visit's end."""
+    from urllib.parse import urlsplit
+
+    from lab.bench.match import _judge_all
+
+    by_host: dict[str, list[Any]] = {}
+    for page in pages:
+        by_host.setdefault(urlsplit(page.final_url).hostname or "", []).append(page)
+    out = []
+    for host, own in by_host.items():
+        relevant = _on_topic(own, truth, topic)
+        if len(own) < least or len(relevant) < HOST_MIN_ON_TOPIC:
+            continue
+        pushed, _ = _judge_all(own, keywords, params=params)
+        out.append({"host": host, "pages": len(own), **_pushes(pushed, own, truth, topic)})
+    return out
+
+
+def host_summary(runs: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Per topic (in the order first seen): the hosts judged alone, their mean F1, how many of
+    them fall under 0.3, and what they pushed right and wrong of their on-topic items."""
+    groups: dict[str, list[dict[str, Any]]] = {}
+    for run in runs:
+        groups.setdefault(run["topic"], []).extend(run.get("hosts", ()))
+    out = []
+    for topic, hosts in groups.items():
+        rows = [_with_f1(h) for h in hosts]
+        out.append(
+            {
+                "topic": topic,
+                "hosts": len(rows),
+                "f1": round(statistics.mean(r["f1"] for r in rows), 3) if rows else 0.0,
+                "under_0.3": sum(1 for r in rows if r["f1"] < 0.3),
+                "right": sum(r["correct"] for r in rows),
+                "wrong": sum(r["wrong"] for r in rows),
+                "on_topic": sum(r["relevant"] for r in rows),
+            }
+        )
+    return out
+
+
+def hosts_markdown(rows: list[dict[str, Any]], least: int) -> str:
+    head = ["topic", "hosts", "F1 (mean)", "hosts under 0.3", "pushed right / wrong", "on topic"]
+    body = [
+        [
+            r["topic"],
+            r["hosts"],
+            f"{r['f1']:.3f}",
+            r["under_0.3"],
+            f"{r['right']} / {r['wrong']}",
+            r["on_topic"],
+        ]
+        for r in rows
+    ]
+    note = (
+        f"Each host with at least {least} fetched pages and {HOST_MIN_ON_TOPIC} on-topic items, "
+        "judged alone (one site, as a concern's default scope reads it):\n\n"
+    )
+    return note + _table(head, body)
 
 
 def _visit_bounds(n: int, size: int, first: int = 0) -> list[tuple[int, int]]:
@@ -387,11 +467,13 @@ def replay(
     params: dict[str, float] | None = None,
     second: bool = False,
     ranking: int = 0,
+    hosts: int = 0,
 ) -> dict[str, Any]:
     """Judge every kept crawl in ``folder``, each in a fresh process (with ``revisit``, also
     its revisits of that many pages; with ``visit``, as visits of that many pages after a
     first of ``first``; with ``params``, every judgment with those judgment parameters; with
-    ``ranking``, the ranking of its items every that many pages: ``Ranking``)."""
+    ``ranking``, the ranking of its items every that many pages: ``Ranking``; with ``hosts``,
+    each host of at least that many fetched pages judged alone: ``_hosts``)."""
     paths = sorted(folder.glob(f"*{SUFFIX}"))
     if not paths:
         raise typer.BadParameter(f"no kept crawls (*{SUFFIX}) in {folder}", param_hint="FOLDER")
@@ -399,7 +481,8 @@ def replay(
     runs = []
     with context.Pool(workers, maxtasksperchild=1) as pool:
         jobs = [
-            (path, revisit, visit, first, dict(params or {}), second, ranking) for path in paths
+            (path, revisit, visit, first, dict(params or {}), second, ranking, hosts)
+            for path in paths
         ]
         for done, run in enumerate(pool.imap(replay_one, jobs, chunksize=1), 1):
             runs.append(run)
@@ -422,6 +505,8 @@ def replay(
         report["one_visit"] = one_visit_summary(runs)
     if ranking:
         report["ranking"] = ranking_summary(runs)
+    if hosts:
+        report["hosts"] = host_summary(runs)
     return report
 
 
@@ -565,10 +650,18 @@ def register(bench_cli: typer.Typer) -> None:
             "the crawl steers by) rank the on-topic items judged so far, and after its end "
             "(area under the ROC curve; 0: no).",
         ),
+        hosts: int = typer.Option(
+            0,
+            "--hosts",
+            min=0,
+            help="Also: each host the crawl fetched at least this many pages of (and "
+            f"{HOST_MIN_ON_TOPIC} on-topic items), judged alone, as a concern on that one site "
+            "would judge them; F1 per topic over the hosts (0: no).",
+        ),
     ) -> None:
         """F1 of the push decision judged again on kept crawls (no crawling)."""
         params = judgment_params(param)
-        report = replay(folder, workers, revisit, visit, first, params, second, ranking)
+        report = replay(folder, workers, revisit, visit, first, params, second, ranking, hosts)
         out.mkdir(parents=True, exist_ok=True)
         (out / "replay.json").write_text(json.dumps(report, indent=1), encoding="utf-8")
         text = params_note(params) + markdown(report)
@@ -586,6 +679,8 @@ def register(bench_cli: typer.Typer) -> None:
             text += "\n\n" + one_visit_markdown(report["one_visit"], visit, first)
         if ranking:
             text += "\n\n" + ranking_markdown(report["ranking"], ranking)
+        if hosts:
+            text += "\n\n" + hosts_markdown(report["hosts"], hosts)
         (out / "replay.md").write_text(text + "\n", encoding="utf-8")
         typer.echo(text)
         typer.echo(f"wrote {out / 'replay.json'} and {out / 'replay.md'}")

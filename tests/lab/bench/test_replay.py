@@ -406,3 +406,47 @@ def test_the_ranking_summary_keeps_the_points_every_crawl_reached() -> None:
     table = ranking_markdown(rows, 10)
     assert "| w | football | 2 | – | 0.650 | 0.850 |" in table
     assert "| w | sports | 1 | 1.000 | – | – |" in table
+
+
+def test_each_host_is_judged_alone_as_a_concern_on_that_site_would_judge_it(
+    small_web: Path, replayed: tuple[Path, Path, str], tmp_path: Path
+) -> None:
+    import pickle
+    from urllib.parse import urlsplit
+
+    from app.cli import cli
+    from lab.bench.match import _judge_all
+    from lab.bench.replay import HOST_MIN_ON_TOPIC, _on_topic
+    from lab.truth import Truth
+
+    kept, _, _ = replayed
+    options = ["--workers", "1", "--hosts", "10", "--out", str(tmp_path)]
+    result = CliRunner().invoke(cli, ["bench", "replay", str(kept), *options])
+    assert result.exit_code == 0, result.output
+    assert "judged alone" in result.output
+    report = json.loads((tmp_path / "replay.json").read_text(encoding="utf-8"))
+    truth = Truth.load(small_web)
+    judged = 0
+    for run in report["crawls"]:
+        data = pickle.loads((kept / f"{run['crawl']}.crawl.pickle").read_bytes())
+        by_host: dict[str, list] = {}
+        for page in data["pages"]:
+            by_host.setdefault(urlsplit(page.final_url).hostname, []).append(page)
+        expected = {
+            host
+            for host, own in by_host.items()
+            if len(own) >= 10 and len(_on_topic(own, truth, run["topic"])) >= HOST_MIN_ON_TOPIC
+        }
+        assert {h["host"] for h in run["hosts"]} == expected
+        for row in run["hosts"]:
+            own = by_host[row["host"]]
+            # only that host's pages, in fetch order, from a fresh model
+            pushed, _ = _judge_all(own, data["keywords"])
+            relevant = _on_topic(own, truth, run["topic"])
+            assert (row["pages"], row["relevant"]) == (len(own), len(relevant))
+            assert row["correct"] == len(pushed & relevant)
+            assert row["wrong"] == len(pushed - relevant)
+            judged += 1
+    assert judged >= 1
+    summary = {row["topic"]: row for row in report["hosts"]}
+    assert sum(row["hosts"] for row in summary.values()) == judged
