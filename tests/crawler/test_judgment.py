@@ -1094,9 +1094,11 @@ def test_no_page_is_refitted_over_until_a_fit_could_have_its_positives(
     pages = rare_visit(random.Random(3))
     says = [i for i, page in enumerate(pages) if "足球" in page.title]
     judge = Judge(profile())
-    pushed = {page.url for page in pages[: says[3]] if judge.judge(page).relevant}
-    assert not refits and judge.model is None  # three pages print 足球: no fit has its four
-    pushed |= pushed_in(judge, pages[says[3] :])
+    need = int(judge.params["min_positives"])
+    pushed = {page.url for page in pages[: says[need - 1]] if judge.judge(page).relevant}
+    # fewer pages print 足球 than a fit needs as positives: no fit is tried
+    assert not refits and judge.model is None
+    pushed |= pushed_in(judge, pages[says[need - 1] :])
     assert refits and judge.model is not None
     # the same pages judged with a refit tried on every page: the same decisions
     monkeypatch.setattr(Judge, "_enough_positives", lambda judge: True)
@@ -1662,7 +1664,8 @@ def test_the_last_fit_weighs_the_text_by_how_well_it_ranks_the_literal_positives
     flat = [0.5] * 80
     assert judge._text_weight(flat, flat, items, labels) == 1.0  # type: ignore[arg-type]
     # too few literal positives to tell: unchanged
-    few = [SimpleNamespace(positive=i < 3) for i in range(80)]
+    need = int(judge.params["min_positives"])
+    few = [SimpleNamespace(positive=i < need - 1) for i in range(80)]
     assert judge._text_weight(text_down, area, few, labels) == 1.0  # type: ignore[arg-type]
 
 
