@@ -91,6 +91,11 @@ async def run(
     return events
 
 
+def fetches(events: list[CrawlEvent]) -> list[CrawlEvent]:
+    """The fetches' events, in fetch order (end-of-visit decision rows are not fetches)."""
+    return [e for e in events if not e.final]
+
+
 def order(events: list[CrawlEvent]) -> list[str]:
     """The fetched paths, in fetch order (end-of-visit decision rows are not fetches)."""
-    return [e.url.removeprefix(BASE) for e in events if not e.final]
+    return [e.url.removeprefix(BASE) for e in fetches(events)]

@@ -17,7 +17,7 @@ from crawler.strategies import (
     section_keys,
     url_tokens,
 )
-from tests.crawler.focus_graphs import order, page, run, site, url
+from tests.crawler.focus_graphs import fetches, order, page, run, site, url
 
 TOPIC = "足球"
 
@@ -85,7 +85,7 @@ async def test_fish_kp_orders_children_by_parent_sim() -> None:
     )
     events = await run(graph, TOPIC, "fish-kp")
     assert order(events) == ["/", "/p", "/q", "/r", "/r1", "/q1", "/p1"]
-    assert [e.priority for e in events[4:]] == [1.0, 0.5, 0.0]
+    assert [e.priority for e in fetches(events)[4:]] == [1.0, 0.5, 0.0]
 
 
 def popularity_graph(title: str) -> dict:
@@ -106,8 +106,8 @@ async def test_pagerank_queues_children_with_the_parents_rank() -> None:
     assert order(events) == ["/", "/a", "/b", "/c", "/b1", "/h", "/c1"]
     # R(/b) = 0.15 + 0.85/3 + 0.85·R(/a)/2 with R(/a) = 0.15 + 0.85/3
     r_a = 0.15 + 0.85 / 3
-    assert events[4].priority == pytest.approx(r_a + 0.85 * r_a / 2)
-    assert events[5].priority == pytest.approx(r_a)
+    assert fetches(events)[4].priority == pytest.approx(r_a + 0.85 * r_a / 2)
+    assert fetches(events)[5].priority == pytest.approx(r_a)
 
 
 async def test_bfs_on_the_same_graph_ignores_rank() -> None:
@@ -121,8 +121,8 @@ async def test_topic_pagerank_uses_rank_when_sim_is_equal() -> None:
     assert order(events) == ["/", "/a", "/b", "/c", "/b1", "/h", "/c1"]
     r_a = 0.15 + 0.85 / 3
     # W_PF = 0.8·R/maxR + 0.2·sim/(1+0.75+0.25); max R is the seed's 1, sim(足球) = 1
-    assert events[4].priority == pytest.approx(0.8 * (r_a + 0.85 * r_a / 2) + 0.2 * 0.5)
-    assert events[5].priority == pytest.approx(0.8 * r_a + 0.2 * 0.5)
+    assert fetches(events)[4].priority == pytest.approx(0.8 * (r_a + 0.85 * r_a / 2) + 0.2 * 0.5)
+    assert fetches(events)[5].priority == pytest.approx(0.8 * r_a + 0.2 * 0.5)
 
 
 async def test_topic_pagerank_uses_sim_when_rank_is_equal() -> None:
@@ -130,8 +130,8 @@ async def test_topic_pagerank_uses_sim_when_rank_is_equal() -> None:
     events = await run(two_branches("足球", "天气"), TOPIC, "topic-pagerank", params=params)
     assert order(events) == ["/", "/a", "/b", "/a1", "/b1"]
     r = 0.15 + 0.85 / 2
-    assert events[3].priority == pytest.approx(0.8 * r + 0.2 * 0.5)
-    assert events[4].priority == pytest.approx(0.8 * r)
+    assert fetches(events)[3].priority == pytest.approx(0.8 * r + 0.2 * 0.5)
+    assert fetches(events)[4].priority == pytest.approx(0.8 * r)
 
 
 def test_topic_pagerank_formula_and_scales() -> None:
@@ -199,8 +199,8 @@ async def test_ipagerank_follows_links_whose_text_is_on_topic() -> None:
     events = await run(graph, TOPIC, "ipagerank")
     assert order(events) == ["/", "/a", "/b"]
     # shares ∝ eps + RW: /a gets (0.05 + 1) / 1.1 of the seed's rank
-    assert events[1].priority == pytest.approx(0.15 + 0.85 * 1.05 / 1.1)
-    assert events[2].priority == pytest.approx(0.15 + 0.85 * 0.05 / 1.1)
+    assert fetches(events)[1].priority == pytest.approx(0.15 + 0.85 * 1.05 / 1.1)
+    assert fetches(events)[2].priority == pytest.approx(0.15 + 0.85 * 0.05 / 1.1)
 
 
 async def test_statistical_uses_sibling_ratios() -> None:
@@ -231,11 +231,11 @@ async def test_statistical_uses_sibling_ratios() -> None:
     events = await run(graph, TOPIC, "statistical", params={"p_min": 0.25})
     # /a3: siblings 2/2 relevant ≥ global 3/6 → P = w_us = 0.25 ≥ γ; /b3: 0/2 → P = 0, dropped
     assert order(events) == ["/", "/a1", "/a2", "/b1", "/b2", "/ha", "/hb", "/a3"]
-    assert events[-1].priority == pytest.approx(0.25)
+    assert fetches(events)[-1].priority == pytest.approx(0.25)
     # by default (γ = 0) nothing is pruned, but the sibling evidence still orders the two
     events = await run(graph, TOPIC, "statistical")
     assert order(events)[-2:] == ["/a3", "/b3"]
-    assert [e.priority for e in events[-2:]] == [pytest.approx(0.25), 0.0]
+    assert [e.priority for e in fetches(events)[-2:]] == [pytest.approx(0.25), 0.0]
 
 
 def test_url_tokens_drop_boilerplate_and_segment_chinese() -> None:
