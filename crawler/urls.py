@@ -372,9 +372,9 @@ def host_site(host: str) -> str:
     ``sina.com.cn``); where the public suffix list does not know the suffix (an intranet's
     ``.internal`` or ``.corp``, ``.test``), its last two labels; an IP address or a single
     label, the host itself."""
-    host = host.strip().rstrip(".").lower()
-    if public_suffix(host):
-        return registered_domain(host)
+    host, domain, suffix = _split_host(host)
+    if suffix:  # the public list knows it: as ``registered_domain`` reads it
+        return f"{domain}.{suffix}" if domain else host
     labels = host.split(".")
     if ":" in host or labels[-1].isdigit() or len(labels) < 2:
         return host
