@@ -20,7 +20,7 @@ import math
 import random
 import time
 from dataclasses import asdict, dataclass, field
-from datetime import datetime, timedelta
+from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import func, update
@@ -199,7 +199,7 @@ def _visit(
         for s in scorers:
             s.recent_simhashes = load_recent_simhashes(session, s.concern.id or 0)
         config = crawl_config(settings, site, concerns)
-        signals = not told_since(sites.last_visits(session, [site_id]).get(site_id), scorers)
+        signals = not told_since(session, site_id, scorers)
         # we hold the lock, so a run still "running" belongs to a worker that died
         session.exec(
             update(CrawlRun)
@@ -361,19 +361,18 @@ async def _crawl(
         _end_of_visit(engine, scorers, state)
 
 
-def told_since(last: datetime | None, scorers: list[ConcernScorer]) -> bool:
-    """Whether a concern on the site has not judged the site's pages as it stands now: it is
-    new or was changed since the site's last visit began (``last``; another concern's visits
-    may have left the seed answering 304 to a concern that never saw a page of it, and one
-    added during a visit was not part of it), or its user taught its model since (verdicts,
-    words, sensitivity: ``Judge.taught_since``). Its visit reads the site even when the seed
-    or the feed says nothing changed."""
-    for scorer in scorers:
-        if last is None or scorer.concern.updated_at > last:
-            return True
-        if scorer.judge is not None and scorer.judge.taught_since:
-            return True
-    return False
+def told_since(session: Session, site_id: int, scorers: list[ConcernScorer]) -> bool:
+    """Whether a concern on the site has not judged the site's pages as it stands now: no
+    finished visit began since it was created or changed (``sites.visited_since``; another
+    concern's visits may have left the seed answering 304 to a concern that never saw a page
+    of it, and one added during a visit was not part of it), or its user taught its model
+    since (verdicts, words, sensitivity: ``Judge.taught_since``). Its visit reads the site
+    even when the seed or the feed says nothing changed."""
+    return any(
+        (s.judge is not None and s.judge.taught_since)
+        or not sites.visited_since(session, site_id, s.concern.updated_at)
+        for s in scorers
+    )
 
 
 def profile_terms(learned: list[tuple[str, float]], top: float = 0.5) -> dict[str, float]:

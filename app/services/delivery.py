@@ -172,16 +172,13 @@ def _first_visit(session: Session, concerns: dict[int | None, Concern]) -> set[i
     """The concerns whose site is on its first visit since the concern was created (no
     visit that finished began after it: one under way when it was added did not read the site
     for it)."""
-    site_ids = {c.site_id for c in concerns.values() if c.site_id is not None}
-    last = sites.last_visits(session, site_ids)
-    out = set()
-    for c in concerns.values():
-        if c.id is None or c.site_id is None:
-            continue
-        began = last.get(c.site_id)
-        if began is None or began < c.created_at:
-            out.add(c.id)
-    return out
+    return {
+        c.id
+        for c in concerns.values()
+        if c.id is not None
+        and c.site_id is not None
+        and not sites.visited_since(session, c.site_id, c.created_at)
+    }
 
 
 def _open_batches(

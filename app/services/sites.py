@@ -17,11 +17,10 @@ These functions flush but do not commit; the calling use case commits.
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterable
 from datetime import datetime, timedelta
 from urllib.parse import urlsplit
 
-from sqlalchemy import exists, func, or_, update
+from sqlalchemy import exists, or_, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlmodel import Session, col, select
 
@@ -80,19 +79,17 @@ def attach_site(session: Session, concern: Concern) -> Site:
     return site
 
 
-def last_visits(session: Session, site_ids: Iterable[int]) -> dict[int, datetime]:
-    """When each site's last finished visit began (one that read it, or found it unchanged):
-    a concern created or changed after that has not been judged on the site as it is. A
-    visit's end is no measure: a concern added while the visit ran was not part of it."""
-    ids = sorted(set(site_ids))
-    if not ids:
-        return {}
-    rows = session.exec(
-        select(CrawlRun.site_id, func.max(CrawlRun.started_at))
-        .where(col(CrawlRun.site_id).in_(ids), col(CrawlRun.status).in_(("ok", "not_modified")))
-        .group_by(col(CrawlRun.site_id))
+def visited_since(session: Session, site_id: int, since: datetime) -> bool:
+    """Whether a visit of the site that finished (read it, or found it unchanged) began at or
+    after ``since``: a concern created or changed at ``since`` has been judged on the site as
+    it is only then. A visit's end is no measure: a concern added while one ran was not part of it.
+    (A range on ``ix_crawl_runs_site_started``: the runs since, not the site's whole history.)"""
+    query = select(CrawlRun.id).where(
+        CrawlRun.site_id == site_id,
+        col(CrawlRun.started_at) >= since,
+        col(CrawlRun.status).in_(("ok", "not_modified")),
     )
-    return {site_id: started for site_id, started in rows if started is not None}
+    return session.exec(select(exists(query))).one()
 
 
 def check_now(session: Session, site: Site) -> Site:
