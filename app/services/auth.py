@@ -88,8 +88,9 @@ def check_password(password: str) -> None:
 # --- registration and login ------------------------------------------------------------------
 
 
-def _zone(name: str | None) -> str | None:
-    """``name`` if the time zone database knows it (``Europe/London``), else None."""
+def known_zone(name: str | None) -> str | None:
+    """``name`` (stripped) if the time zone database knows it (``Europe/London``), else
+    None."""
     name = (name or "").strip()
     if not name or len(name) > 64:
         return None
@@ -133,7 +134,7 @@ def register_user(
         email=email,
         password_hash=hash_password(password),
         language=language,
-        timezone=_zone(timezone) or ("Asia/Shanghai" if language == "zh" else "UTC"),
+        timezone=known_zone(timezone) or ("Asia/Shanghai" if language == "zh" else "UTC"),
         email_verified_at=utcnow() if verified else None,
     )
     session.add(user)

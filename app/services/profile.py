@@ -7,14 +7,13 @@ The functions flush; the caller commits.
 from __future__ import annotations
 
 from typing import Any
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session
 
 from app.core.config import get_settings
 from app.models import PUSH_MODES, ProfileUpdate, User
-from app.services.auth import LANGUAGES, clean_email, get_user_by_email
+from app.services.auth import LANGUAGES, clean_email, get_user_by_email, known_zone
 from app.services.errors import Conflict, Invalid
 from app.services.urlcheck import guard, normalize_url, run_sync
 from push import new_secret
@@ -76,15 +75,13 @@ def _clean_schedule(changes: dict[str, Any]) -> None:
     """Check and normalise the time zone, language, push mode, digest and quiet times."""
     if "timezone" in changes:
         tz = (changes["timezone"] or "").strip()
-        try:
-            ZoneInfo(tz)
-        except (ZoneInfoNotFoundError, ValueError) as exc:
+        if known_zone(tz) is None:
             raise Invalid(
                 "Unknown time zone “%(tz)s” (use a name like Asia/Shanghai).",
                 code="invalid_timezone",
                 details={"field": "timezone"},
                 params={"tz": tz},
-            ) from exc
+            )
         changes["timezone"] = tz
     if "language" in changes and changes["language"] not in LANGUAGES:
         raise Invalid("Choose Chinese (zh) or English (en).", details={"field": "language"})
