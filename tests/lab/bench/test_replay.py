@@ -36,6 +36,17 @@ def replayed(small_web: Path, tmp_path_factory: pytest.TempPathFactory) -> tuple
     return kept, out, result.output
 
 
+def _replay_again(kept: Path, out: Path, *options: str) -> tuple[str, dict[str, Any]]:
+    """``bench replay KEPT`` with ``options``, one worker, results in ``out``: what it printed
+    and its replay.json."""
+    from app.cli import cli
+
+    args = ["bench", "replay", str(kept), "--workers", "1", *options, "--out", str(out)]
+    result = CliRunner().invoke(cli, args)
+    assert result.exit_code == 0, result.output
+    return result.output, json.loads((out / "replay.json").read_text(encoding="utf-8"))
+
+
 def test_a_kept_crawl_is_judged_again_as_bench_match_judged_it(
     small_web: Path, replayed: tuple[Path, Path, str]
 ) -> None:
@@ -169,15 +180,11 @@ def test_a_first_visit_may_read_more_than_the_visits_after_it(
     # as a concern's first visit reads more of the site: 30 pages, then visits of 10
     import pickle
 
-    from app.cli import cli
     from lab.bench.match import _judge_all
 
     kept, _, _ = replayed
-    options = ["--workers", "1", "--visits", "10", "--first", "30", "--out", str(tmp_path)]
-    result = CliRunner().invoke(cli, ["bench", "replay", str(kept), *options])
-    assert result.exit_code == 0, result.output
-    assert "visit of 10 pages (the first of 30)" in result.output
-    report = json.loads((tmp_path / "replay.json").read_text(encoding="utf-8"))
+    output, report = _replay_again(kept, tmp_path, "--visits", "10", "--first", "30")
+    assert "visit of 10 pages (the first of 30)" in output
     for run in report["crawls"]:
         data = pickle.loads((kept / f"{run['crawl']}.crawl.pickle").read_bytes())
         pages, keywords, topic = data["pages"], data["keywords"], run["topic"]
@@ -202,19 +209,15 @@ def test_a_judgment_parameter_applies_to_every_judgment_of_the_replay(
 ) -> None:
     import pickle
 
-    from app.cli import cli
     from lab.bench.match import _judge_all, _prf
     from lab.bench.replay import _on_topic
     from lab.truth import Truth
 
     kept, _, _ = replayed
     params = {"threshold": 0.9, "expand": 0.0}
-    options = ["--workers", "1", "--visits", "20", "--out", str(tmp_path)]
-    options += ["--param", "threshold=0.9", "--param", "expand=0"]
-    result = CliRunner().invoke(cli, ["bench", "replay", str(kept), *options])
-    assert result.exit_code == 0, result.output
-    assert "Judged with threshold = 0.9, expand = 0" in result.output
-    report = json.loads((tmp_path / "replay.json").read_text(encoding="utf-8"))
+    options = ["--visits", "20", "--param", "threshold=0.9", "--param", "expand=0"]
+    output, report = _replay_again(kept, tmp_path, *options)
+    assert "Judged with threshold = 0.9, expand = 0" in output
     assert report["params"] == params
     truth = Truth.load(small_web)
     for run in report["crawls"]:
@@ -339,7 +342,6 @@ def test_the_ranking_reads_the_visits_own_probabilities_as_it_went_and_after_its
 ) -> None:
     import pickle
 
-    from app.cli import cli
     from crawler import Judge, TopicProfile
     from crawler.judgment import roc_auc
     from lab.bench.match import _judge_all
@@ -347,11 +349,8 @@ def test_the_ranking_reads_the_visits_own_probabilities_as_it_went_and_after_its
     from lab.truth import Truth
 
     kept, _, _ = replayed
-    options = ["--workers", "1", "--ranking", "20", "--out", str(tmp_path)]
-    result = CliRunner().invoke(cli, ["bench", "replay", str(kept), *options])
-    assert result.exit_code == 0, result.output
-    assert "every 20 pages while it ran" in result.output
-    report = json.loads((tmp_path / "replay.json").read_text(encoding="utf-8"))
+    output, report = _replay_again(kept, tmp_path, "--ranking", "20")
+    assert "every 20 pages while it ran" in output
     truth = Truth.load(small_web)
 
     def auc(judge: Judge, urls: list[str], relevant: set[str]) -> float | None:
@@ -414,17 +413,13 @@ def test_each_host_is_judged_alone_as_a_concern_on_that_site_would_judge_it(
     import pickle
     from urllib.parse import urlsplit
 
-    from app.cli import cli
     from lab.bench.match import _judge_all
     from lab.bench.replay import HOST_MIN_ON_TOPIC, _on_topic
     from lab.truth import Truth
 
     kept, _, _ = replayed
-    options = ["--workers", "1", "--hosts", "10", "--out", str(tmp_path)]
-    result = CliRunner().invoke(cli, ["bench", "replay", str(kept), *options])
-    assert result.exit_code == 0, result.output
-    assert "judged alone" in result.output
-    report = json.loads((tmp_path / "replay.json").read_text(encoding="utf-8"))
+    output, report = _replay_again(kept, tmp_path, "--hosts", "10")
+    assert "judged alone" in output
     truth = Truth.load(small_web)
     judged = 0
     for run in report["crawls"]:
