@@ -222,6 +222,9 @@ def stem(token: str) -> str:
 
 
 def _stem_all(tokens: Iterable[str]) -> list[str]:
+    """Each token stemmed; a text's ``Tokens`` keep where the text broke."""
+    if isinstance(tokens, textmod.Tokens):
+        return tokens.map(stem)
     return list(map(stem, tokens))
 
 
@@ -317,8 +320,7 @@ def _segment(
 
 def _anchor_tokens(anchor: str, title: list[str], words: textmod.Words | None) -> list[str]:
     """The words of the anchor text that the title does not already say."""
-    said = set(title)
-    return [t for t in textmod.tokenize(anchor, words) if t not in said]
+    return textmod.tokenize(anchor, words).without(set(title))
 
 
 def page_tokens(
@@ -794,7 +796,7 @@ class Judge:
         hits: dict[str, Counter[str]] = {}
         for where, toks in (
             ("title", tokens.title),
-            ("meta", tokens.meta + tokens.description),
+            ("meta", textmod.joined((tokens.meta, tokens.description))),
             ("anchor", tokens.anchor),
             ("body", tokens.body),
             ("url", tokens.url if p["p_url"] else ()),

@@ -464,7 +464,8 @@ class _Index:
         An occurrence that starts or ends where a token does comes first (国足 in 国 / 足队,
         足协 in 中国足协); one inside a word jieba keeps whole next, the heaviest and then the
         one nearest the word's end (足球 in 中国足球队: Chinese compounds end in what they
-        name); one that crosses a cut without either (国足 in 中国 / 足球) does not count."""
+        name); one that crosses a cut without either (国足 in 中国 / 足球) does not count, nor
+        one across a break in the text (``crawler.text.Tokens``: 中超 in NBA中，超巨)."""
         assert self._han is not None
         joined = "".join(tokens)
         found = [(m.start(), m.group(1)) for m in self._han.finditer(joined)]
@@ -478,10 +479,13 @@ class _Index:
         starts.append(at)
         aligned: list[tuple[int, int, int, int, str]] = []
         inside: list[tuple[int, int, int, int, str]] = []
+        broken = tokens.broken if isinstance(tokens, textmod.Tokens) and tokens.breaks else None
         for begin, spelled in found:
             end = begin + len(spelled)
             i = bisect_right(starts, begin) - 1
             j = bisect_right(starts, end - 1) - 1
+            if broken is not None and i != j and broken(i, j):
+                continue  # across punctuation or a space: no word there
             occurrence = (begin, end, i, j, self._han_of[spelled])
             if starts[i] == begin or starts[j + 1] == end:
                 aligned.append(occurrence)

@@ -171,9 +171,7 @@ def _kp(
     meta_terms = profile.match(meta)
     hits.add("meta", meta_terms)
     b_k = max((hits.weights[t] for t in meta_terms), default=0.0)
-    anchors: list[str] = []
-    for link in page.links:
-        anchors += textmod.tokenize(link.anchor, profile.words)
+    anchors = textmod.joined(textmod.tokenize(link.anchor, profile.words) for link in page.links)
     s_a = _size(anchors, profile)
     n_a = hits.add("anchor", profile.match(anchors))
     parts = {
@@ -195,7 +193,7 @@ def _fish(
     hits.add("title", profile.match(head))
     words = profile.words
     hits.add("body", profile.match(textmod.tokenize(page.text, words)))
-    anchors = [tok for link in page.links for tok in textmod.tokenize(link.anchor, words)]
+    anchors = textmod.joined(textmod.tokenize(link.anchor, words) for link in page.links)
     hits.add("anchor", profile.match(anchors))
     score = max((hits.weights[t] for t in hits.where), default=0.0)
     return hits.result("fish", score, p["fish_threshold"], {"max_weight": score})

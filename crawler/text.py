@@ -28,8 +28,9 @@ import re
 import tempfile
 import threading
 import warnings
+from bisect import bisect_right
 from collections import ChainMap
-from collections.abc import Iterable
+from collections.abc import Callable, Container, Iterable, Sequence
 from operator import itemgetter
 from pathlib import Path
 from typing import Any
@@ -40,12 +41,14 @@ logger = logging.getLogger(__name__)
 
 __all__ = [
     "STOPWORDS",
+    "Tokens",
     "Words",
     "background_weight",
     "clear_cache",
     "extract_keywords",
     "idf_table",
     "is_stopword",
+    "joined",
     "load",
     "normalize",
     "tokenize",
@@ -235,8 +238,8 @@ _SHORT = 80
 segmented once and remembered; longer ones are not kept."""
 _CACHE_MAX = 20_000
 """Short texts remembered per generation (two generations, as for blocks below)."""
-_short: dict[str, tuple[str, ...]] = {}
-_short_old: dict[str, tuple[str, ...]] = {}
+_short: dict[str, tuple[tuple[str, ...], tuple[int, ...]]] = {}
+_short_old: dict[str, tuple[tuple[str, ...], tuple[int, ...]]] = {}
 
 _BLOCKS_MAX = 40_000
 """Blocks (runs of CJK, letters and digits, or the text between them) remembered per
@@ -326,36 +329,122 @@ class Words:
         return self._tokenizer
 
 
-def tokenize(text: str, words: Words | None = None) -> list[str]:
-    """Segment ``text`` into normalized word tokens (no punctuation, no whitespace); with a
-    concern's ``words``, as if they were in the dictionary (see ``Words``)."""
+class Tokens(list[str]):
+    """A text's word tokens, and where the text broke between two of them (``breaks``: each
+    index ``k`` whose token follows punctuation or a space, or starts the next of several texts
+    read together, rather than the token before it in one run of characters). The tokens read
+    one after the other heal jieba's bad cuts (国 / 足队 holds 国足); a break is no bad cut:
+    ``NBA中，超巨`` does not say 中超. Only the breaks next to a non-ASCII token are kept (an
+    English text breaks at every word, and no Chinese term spans two ASCII tokens)."""
+
+    __slots__ = ("breaks",)
+
+    def __init__(self, tokens: Iterable[str] = (), breaks: tuple[int, ...] = ()) -> None:
+        super().__init__(tokens)
+        self.breaks = breaks
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (Tokens, (list(self), self.breaks))
+
+    def broken(self, first: int, last: int) -> bool:
+        """Whether the text broke between token ``first`` and token ``last``."""
+        at = bisect_right(self.breaks, first)
+        return at < len(self.breaks) and self.breaks[at] <= last
+
+    def map(self, f: Callable[[str], str]) -> Tokens:
+        """Each token through ``f``, the breaks kept (``f`` keeps a token one token)."""
+        return Tokens(map(f, self), self.breaks)
+
+    def without(self, drop: Container[str]) -> Tokens:
+        """The tokens not in ``drop``: two tokens that were apart are still apart."""
+        kept: list[str] = []
+        breaks: list[int] = []
+        old = iter(self.breaks)
+        next_break = next(old, -1)
+        gap = False
+        for i, tok in enumerate(self):
+            if i == next_break:
+                gap = True
+                next_break = next(old, -1)
+            if tok in drop:
+                gap = True
+                continue
+            if gap and kept:
+                breaks.append(len(kept))
+            gap = False
+            kept.append(tok)
+        return Tokens(kept, tuple(breaks))
+
+
+def joined(parts: Iterable[Sequence[str]]) -> Tokens:
+    """Several texts' tokens read together, broken between one text and the next."""
+    out = Tokens()
+    breaks: list[int] = []
+    for part in parts:
+        if not part:
+            continue
+        if out:
+            breaks.append(len(out))
+        breaks.extend(len(out) + k for k in getattr(part, "breaks", ()))
+        out.extend(part)
+    out.breaks = tuple(breaks)
+    return out
+
+
+def tokenize(text: str, words: Words | None = None) -> Tokens:
+    """Segment ``text`` into normalized word tokens (no punctuation, no whitespace), with
+    where the text broke between them (``Tokens``); with a concern's ``words``, as if they
+    were in the dictionary (see ``Words``)."""
     if not text:
-        return []
+        return Tokens()
     if words:
         norm = normalize(text)
         if words.find(norm):
-            return [t for block in _split(norm) for t in words.cut(block)[1]]
+            return _segment(norm, words.cut)
     global _short, _short_old
     if len(text) <= _SHORT:
         hit = _short.get(text)
         if hit is None:
             hit = _short_old.get(text)
             if hit is None:
-                hit = tuple(_segment(text))
+                cut = _segment(normalize(text))
+                hit = (tuple(cut), cut.breaks)
             if len(_short) >= _CACHE_MAX:
                 _short_old, _short = _short, {}
             _short[text] = hit
-        return list(hit)
-    return _segment(text)
+        return Tokens(*hit)
+    return _segment(normalize(text))
 
 
-def _segment(text: str) -> list[str]:
-    out: list[str] = []
-    for block in _split(normalize(text)):
-        # the usual case inline (a block seen lately: English text is mostly such blocks,
-        # one per word); ``_cut`` does the rest
-        hit = _blocks.get(block)
-        out.extend((hit or _cut(block))[1])
+def _segment(
+    norm: str, cut: Callable[[str], tuple[tuple[str, ...], tuple[str, ...]]] | None = None
+) -> Tokens:
+    out = Tokens()
+    if cut is None and norm.isascii():
+        # no break is kept between ASCII tokens; the usual case inline (a block seen lately:
+        # English text is mostly such blocks, one per word); ``_cut`` does the rest
+        for block in _split(norm):
+            hit = _blocks.get(block)
+            out.extend((hit or _cut(block))[1])
+        return out
+    blocks = _blocks if cut is None else {}
+    cut = cut or _cut
+    breaks: list[int] = []
+    apart = False  # a break before the next block's tokens (not between two ASCII blocks)
+    for block in _split(norm):
+        toks = (blocks.get(block) or cut(block))[1]
+        if toks:
+            if block.isascii():
+                if apart:
+                    breaks.append(len(out))
+                    apart = False
+            elif out:
+                breaks.append(len(out))
+                apart = True
+            else:
+                apart = True
+            out.extend(toks)
+    out.breaks = tuple(breaks)
     return out
 
 

@@ -6,6 +6,8 @@ import pytest
 
 from crawler.profile import TopicProfile, split_terms
 from crawler.relevance import score_page
+from crawler.text import joined
+from crawler.text import tokenize as text_tokens
 from tests.crawler.focus_graphs import order, page, run, site
 
 
@@ -47,6 +49,25 @@ def test_phrases_and_compound_tokens_match() -> None:
 def test_chinese_terms_match_however_the_text_was_cut(tokens: list[str], found: list[str]) -> None:
     profile = TopicProfile.from_keywords("国足,足球,足协,恒大,权健,亚冠,C罗,world cup,中超")
     assert profile.match(tokens) == found
+
+
+@pytest.mark.parametrize(
+    ("text", "found"),
+    [
+        ("NBA中，超巨、巨星", []),  # 中 / 超 across a comma
+        ("调查中 超过半数", []),  # and across a space
+        ("中超联赛，国足队", ["中超", "国足"]),
+        ("梅西和C罗", ["c罗"]),  # C / 罗: a cut inside one run, healed
+        ("今天的C，罗马", []),
+    ],
+)
+def test_a_chinese_term_never_spans_punctuation_or_a_space(text: str, found: list[str]) -> None:
+    profile = TopicProfile.from_keywords("国足,中超,C罗")
+    assert profile.match(text_tokens(text)) == found
+    assert profile.match(text_tokens(text, profile.words)) == found
+    # several texts read together (a page's links' anchors) break between one and the next
+    assert profile.match(joined([text_tokens("NBA中"), text_tokens("超巨")])) == []
+    assert profile.match(joined([text_tokens("国"), text_tokens("足队")])) == []
 
 
 def test_exclude_words_zero_the_score() -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import marshal
+import pickle
 import re
 import subprocess
 import sys
@@ -85,6 +86,27 @@ def test_a_concerns_words_cut_text_as_jieba_does_with_them_added() -> None:
     ours, theirs = json.loads(done.stdout)
     assert ours == theirs
     assert ours[1][:2] == ["国足", "主帅"] and "c罗" in ours[4]
+
+
+def test_tokens_know_where_the_text_broke() -> None:
+    tokens = text.tokenize("NBA中，超巨 巨星 c罗 and the")
+    assert tokens == ["nba", "中", "超巨", "巨星", "c", "罗", "and", "the"]
+    # breaks before 超巨, 巨星, c (a space), and (after a Chinese token); none inside "c罗" and
+    # none between two ASCII words
+    assert tokens.breaks == (2, 3, 4, 6)
+    assert tokens.broken(1, 2) and not tokens.broken(4, 5) and not tokens.broken(6, 7)
+    # a remembered short text, and one cut with a concern's words, say the same
+    assert text.tokenize("NBA中，超巨 巨星 c罗 and the").breaks == (2, 3, 4, 6)
+    words = text.Words(["超巨"])
+    assert text.tokenize("NBA中，超巨 巨星 c罗 and the", words).breaks == (2, 3, 4, 6)
+    # what is made of the tokens keeps them apart: mapped, filtered, read with other texts
+    assert tokens.map(str.upper).breaks == tokens.breaks
+    kept = tokens.without({"超巨", "巨星"})
+    assert kept == ["nba", "中", "c", "罗", "and", "the"] and kept.breaks == (2, 4)
+    both = text.joined([text.tokenize("中国"), tokens, [], text.tokenize("足球")])
+    assert both[:2] == ["中国", "nba"] and both.breaks == (1, 3, 4, 5, 7, 9)
+    again = pickle.loads(pickle.dumps(tokens))  # kept pages are pickled with their tokens
+    assert isinstance(again, text.Tokens) and again.breaks == tokens.breaks
 
 
 def test_stop_words() -> None:
