@@ -88,7 +88,16 @@ _PAGE_NUMBER = re.compile(
 )
 _PAGE_PARAMS = frozenset({"page", "p", "pg", "pn", "start", "offset", "tag", "q", "s", "cat"})
 _ID_PARAMS = frozenset({"id", "aid", "tid", "articleid", "article_id", "docid", "newsid", "story"})
-TEASER_LINKS = 4
+_POST_PARAMS = frozenset({"p", "page_id"})
+"""On the site root with a number, a post's id: WordPress's default permalink (``/?p=123``)."""
+_DATED_ID = re.compile(
+    r"/(?:19|20)\d{2}/(?:0?[1-9]|1[0-2])/(?:0?[1-9]|[12]\d|3[01])/\d+(?:/|\.\w+)?$"
+)
+"""A number after a day's date is the post's id (``/2019/05/17/771/``), not a page number."""
+_ARCHIVED_ID = re.compile(r"/archives?/(?!(?:19|20)\d{2}(?:/|$))\d+(?:/|\.html?)?$", re.I)
+"""``/archives/123.html``, ``/archives/123/``: a post's permalink (WordPress, Typecho), not
+the archive's list (``/archives/2019/``)."""
+TEASER_LINKS = 3
 _TEASER_SHARE = 0.35
 """A main block with ``TEASER_LINKS`` or more headline links whose longest stretch of running
 text between them is under this share of all of it is a list of teasers (``Structure``)."""
@@ -160,24 +169,41 @@ def _url_evidence(url: str) -> list[tuple[float, str]]:
     root = path in ("/", "") or re.fullmatch(r"/(?:index|default|home)\.\w+", path, re.I)
     if root and not query:
         return [(-4.0, "site root")]
+    keys = {k.lower() for k in query}
+    # the site root with ``p=123`` is a post (a blog engine's default permalink), not page 123
+    post = bool(root) and any(k.lower() in _POST_PARAMS and v.isdigit() for k, v in query.items())
     last = path.rstrip("/").rsplit("/", 1)[-1].lower()
-    if _PAGE_NUMBER.search(path) or any(
-        # a story's slug may say "about", "all" or "more" ("what-we-know-about-the-cup")
-        _HUB_WORDS.search("/" + segment) and not _SLUG.fullmatch(segment.rsplit(".", 1)[0])
-        for segment in path.lower().split("/")
-        if segment
+    permalink = bool(_DATED_ID.search(path) or _ARCHIVED_ID.search(path))
+    listed = False
+    if not permalink and (
+        _PAGE_NUMBER.search(path)
+        or any(
+            # a story's slug may say "about", "all" or "more" ("what-we-know-about-the-cup")
+            _HUB_WORDS.search("/" + segment) and not _SLUG.fullmatch(segment.rsplit(".", 1)[0])
+            for segment in path.lower().split("/")
+            if segment
+        )
     ):
         out.append((-1.5, "list-like path"))
-    elif path.endswith("/") and not _LONG_ID.search(last) and not _SLUG.fullmatch(last):
+        listed = True
+    elif (
+        path.endswith("/")
+        and not post
+        and not permalink
+        and not _LONG_ID.search(last)
+        and not _SLUG.fullmatch(last)
+    ):
         out.append((-1.0, "directory path"))
-    if _PAGE_PARAMS & {k.lower() for k in query}:
+    if _PAGE_PARAMS & keys and not post:
         out.append((-1.0, "page / tag / search parameter"))
-    if _DATE_PATH.search(path):
+    if _DATE_PATH.search(path) and not listed:  # a list's date is its archive's (/2019/05/page/2/)
         out.append((1.0, "date in path"))
     if (
         _LONG_ID.search(last)
-        or _ID_PARAMS & {k.lower() for k in query}
+        or _ID_PARAMS & keys
+        or post
         or _SLUG.fullmatch(last.rsplit(".", 1)[0])
+        or permalink
     ):
         out.append((1.0, "id or slug in path"))
     return out

@@ -194,6 +194,13 @@ _EXCERPT_ZH = (
             + _teasers(12, "国安主场二比一击败申花，三分收入囊中", _EXCERPT_ZH)
             + "</body></html>",
         ),
+        (  # a tag page of three posts
+            "https://blog.example.com/tag/derby/",
+            "<html><head><title>Posts tagged derby</title></head><body><h1>Posts tagged derby"
+            "</h1>"
+            + _teasers(3, "Manager named ahead of the derby at the weekend", _EXCERPT_EN * 2)
+            + "</body></html>",
+        ),
     ],
 )
 def test_lists_of_teasers_are_hubs(url: str, html: str) -> None:
@@ -252,6 +259,18 @@ def test_a_feed_is_a_hub() -> None:
         ("https://news.example.com/v/dQw4w9WgXcQ", True),
         ("https://news.example.com/a/5f3a9c2e1b/", True),
         ("https://news.sina.com.cn/c/doc-ihmutuee1234567.shtml", True),
+        # blog engines' permalinks: a post's number on the root, after a day, under archives
+        ("https://blog.example.com/?p=123", True),
+        ("https://blog.example.com/2019/05/17/771/", True),
+        ("https://blog.example.cn/archives/123.html", True),
+        ("https://blog.example.cn/archives/123/", True),
+        # and their lists: pages, a month's archive, a year's, a search
+        ("https://blog.example.com/?paged=2", False),
+        ("https://blog.example.com/?s=derby", False),
+        ("https://blog.example.com/2019/05/page/2/", False),
+        ("https://blog.example.cn/archives/2019/", False),
+        ("https://blog.example.com/page/3/", False),
+        ("https://forum.example.com/list.php?p=3", False),
     ],
 )
 def test_a_long_section_name_is_not_an_id(url: str, item_like: bool) -> None:
@@ -259,3 +278,19 @@ def test_a_long_section_name_is_not_an_id(url: str, item_like: bool) -> None:
     word is a section's name ("/entertainment/"), and it was taken for an id, so the crawl
     expected a story behind every long-named channel link."""
     assert (url_item_prior(url) > 0.5) is item_like
+
+
+def test_a_story_with_links_to_other_stories_between_its_paragraphs_is_an_item() -> None:
+    """Three "read more" headlines inside a story break its text as three teasers would:
+    its headline and its paragraphs still make it a story."""
+    inline = "".join(
+        f"<p>{PARA_EN}</p><p>Read more: <a href='/news/other-story-{i}'>Another story about "
+        f"the cup draw, number {i}</a></p>"
+        for i in range(3)
+    )
+    html = (
+        "<html><head><title>What we know about the cup draw</title></head><body><main>"
+        f"<h1>What we know about the cup draw</h1>{inline}<p>{PARA_EN}</p></main></body></html>"
+    )
+    page = parse_html(html, "https://news.example.com/sport/what-we-know-about-the-cup-draw")
+    assert page.kind == ITEM, page.kind_evidence
