@@ -97,6 +97,13 @@ _DATED_ID = re.compile(
 _ARCHIVED_ID = re.compile(r"/archives?/(?!(?:19|20)\d{2}(?:/|$))\d+(?:/|\.html?)?$", re.I)
 """``/archives/123.html``, ``/archives/123/``: a post's permalink (WordPress, Typecho), not
 the archive's list (``/archives/2019/``)."""
+_NAMED_ID = re.compile(
+    r"/(?:posts?|articles?|story|stories|entry|entries|threads?|p|a|t|detail|view|show)"
+    r"/\d+(?:/|\.\w+)?$",
+    re.I,
+)
+"""A number after a word that names one item (``/post/231/``, ``/article/87.html``): its id,
+not a page number."""
 TEASER_LINKS = 3
 _TEASER_SHARE = 0.35
 """A main block with ``TEASER_LINKS`` or more headline links whose longest stretch of running
@@ -173,7 +180,7 @@ def _url_evidence(url: str) -> list[tuple[float, str]]:
     # the site root with ``p=123`` is a post (a blog engine's default permalink), not page 123
     post = bool(root) and any(k.lower() in _POST_PARAMS and v.isdigit() for k, v in query.items())
     last = path.rstrip("/").rsplit("/", 1)[-1].lower()
-    permalink = bool(_DATED_ID.search(path) or _ARCHIVED_ID.search(path))
+    permalink = bool(_DATED_ID.search(path) or _ARCHIVED_ID.search(path) or _NAMED_ID.search(path))
     listed = False
     if not permalink and (
         _PAGE_NUMBER.search(path)

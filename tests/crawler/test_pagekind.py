@@ -264,6 +264,8 @@ def test_a_feed_is_a_hub() -> None:
         ("https://blog.example.com/2019/05/17/771/", True),
         ("https://blog.example.cn/archives/123.html", True),
         ("https://blog.example.cn/archives/123/", True),
+        ("https://blog.example.cn/post/231/", True),
+        ("https://news.example.com/sport/2/", False),
         # and their lists: pages, a month's archive, a year's, a search
         ("https://blog.example.com/?paged=2", False),
         ("https://blog.example.com/?s=derby", False),
