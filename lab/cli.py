@@ -65,30 +65,46 @@ def build_cmd(
         "--layout",
         help="news: news portals; academic: universities' sites (English only: departments, "
         "courses, lectures, staff pages; --sites universities of about --articles stories, "
-        "default 6 and 300).",
+        "default 6 and 300); blog: personal blogs, Chinese or English (posts, lists with "
+        "excerpts, categories, tags, monthly archives, comments; --sites blogs of about "
+        "--articles posts, default 6 and 150).",
     ),
 ) -> None:
-    """Build a deterministic multi-site web (news portals or universities) from the labelled
-    corpus."""
+    """Build a deterministic multi-site web (news portals, universities or blogs) from the
+    labelled corpus."""
     from lab.builder import DEFAULT_SIZES, TITLES, build
     from lab.corpus import LANGUAGES, load_corpus
     from lab.plan import URLS, url_layout_ok
 
     if lang not in LANGUAGES:
         raise typer.BadParameter(f"expected one of {', '.join(LANGUAGES)}", param_hint="--lang")
-    if layout not in ("news", "academic"):
-        raise typer.BadParameter("expected news or academic", param_hint="--layout")
+    if layout not in ("news", "academic", "blog"):
+        raise typer.BadParameter("expected news, academic or blog", param_hint="--layout")
+    if layout != "news" and (titles != "section" or urls != "channels"):
+        raise typer.BadParameter(
+            f"--titles and --urls shape the news web; the {layout} web has its own",
+            param_hint="--layout",
+        )
+    if layout == "blog":
+        from lab.blog import DEFAULT_SIZE as BLOG_SIZE
+        from lab.blog import build_blog
+
+        manifest = build_blog(
+            load_corpus(corpus, lang),
+            out,
+            lang=lang,
+            seed=seed,
+            sites=sites or BLOG_SIZE[0],
+            articles=articles or BLOG_SIZE[1],
+        )
+        _echo_manifest(manifest)
+        return
     if layout == "academic":
         from lab.academic import DEFAULT_SIZE, build_academic
 
         if lang != "en":
             raise typer.BadParameter(
                 "the academic web is English: add --lang en", param_hint="--lang"
-            )
-        if titles != "section" or urls != "channels":
-            raise typer.BadParameter(
-                "--titles and --urls shape the news web; the academic web has its own",
-                param_hint="--layout",
             )
         manifest = build_academic(
             load_corpus(corpus, "en"),
