@@ -95,6 +95,19 @@ def get_engine() -> Engine:
     return make_engine(get_settings())
 
 
+def _forget_parent_connections() -> None:
+    """In a forked process (a Celery pool process, a server's worker): the pooled connections
+    the parent opened are the parent's, and two processes talking over one socket corrupt each
+    other's statements (PostgreSQL: "prepared statement already exists"). The child drops them
+    from its pool without closing them (closing would end the parent's sessions too) and opens
+    its own (SQLAlchemy's recipe for ``multiprocessing``)."""
+    if get_engine.cache_info().currsize:
+        get_engine().dispose(close=False)
+
+
+os.register_at_fork(after_in_child=_forget_parent_connections)
+
+
 @lru_cache(maxsize=8)
 def one_statement(engine: Engine) -> Engine:
     """``engine`` for reads of one statement each: no transaction is opened around them
