@@ -89,13 +89,15 @@ def normalize_url(raw: str, *, field: str = "url") -> str:
     return url
 
 
-def guarded_client(settings: Settings, **kwargs: Any) -> httpx.AsyncClient:
+def guarded_client(settings: Settings, *, crawl: bool = False, **kwargs: Any) -> httpx.AsyncClient:
     """An httpx client for user-supplied URLs: every connection goes to an address the URL
     guard checked (no second DNS lookup, so no rebinding), over http and https alike.
 
-    With a proxy the proxy resolves names, and must itself refuse private destinations.
+    With ``crawl`` (a site's address, checked before it is crawled) it goes the crawler's
+    way: through ``TIMELYPUSH_PROXY`` when one is set, which then resolves names and must
+    itself refuse private destinations. Pushes (webhooks) never take the crawler's proxy.
     """
-    if settings.proxy:
+    if crawl and settings.proxy:
         return httpx.AsyncClient(proxy=settings.proxy, **kwargs)
     from crawler import UrlGuard, pinned_transport
 
@@ -103,12 +105,14 @@ def guarded_client(settings: Settings, **kwargs: Any) -> httpx.AsyncClient:
     return httpx.AsyncClient(transport=transport, **kwargs)
 
 
-async def guard(settings: Settings, url: str, *, field: str = "url") -> None:
-    """Refuse URLs that resolve to private or otherwise non-public addresses."""
+async def guard(settings: Settings, url: str, *, field: str = "url", crawl: bool = False) -> None:
+    """Refuse URLs that resolve to private or otherwise non-public addresses (with ``crawl``,
+    a site's address: behind the crawler's proxy its name is the proxy's to resolve)."""
     from crawler import BlockedURL, FetchError, UrlGuard
 
+    resolve = not (crawl and settings.proxy)
     try:
-        await UrlGuard(allowlist=settings.allowlist, resolve=not settings.proxy).check(url)
+        await UrlGuard(allowlist=settings.allowlist, resolve=resolve).check(url)
     except BlockedURL as exc:
         raise Invalid(
             "This address is on a private or local network. Only public websites can be used.",
@@ -131,11 +135,11 @@ async def probe(settings: Settings, url: str, *, seconds: float = PROBE_TIMEOUT)
     """
     headers = {"User-Agent": settings.user_agent}
     async with guarded_client(
-        settings, timeout=seconds, follow_redirects=False, headers=headers
+        settings, crawl=True, timeout=seconds, follow_redirects=False, headers=headers
     ) as client:
         current = url
         for _ in range(MAX_REDIRECTS + 1):
-            await guard(settings, current)
+            await guard(settings, current, field="seed_url", crawl=True)
             response = await _request(client, current)
             if response.is_redirect and "location" in response.headers:
                 current = urljoin(current, response.headers["location"])

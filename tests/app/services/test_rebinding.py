@@ -129,3 +129,31 @@ def test_checked_address_is_used_when_the_name_stays_put(
         assert received.headers["host"] == f"{NAME}:{good.server.server_address[1]}"
     finally:
         good.close()
+
+
+def test_the_crawlers_proxy_carries_the_crawl_and_never_a_push(
+    session: Session, push_env: SmtpSink, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``TIMELYPUSH_PROXY`` is for the crawler's traffic (a seed's check included): webhook
+    deliveries and the webhook test go straight to the receiver, through the URL guard."""
+    proxy = HttpReceiver(default=405)  # a proxy that answers everything itself
+    hook = HttpReceiver()
+    monkeypatch.setenv("TIMELYPUSH_PROXY", proxy.url)
+    get_settings.cache_clear()
+    try:
+        user = make_user(session, email_enabled=False, webhook_enabled=True, webhook_url=hook.url)
+        session.commit()  # as a request does before the service call
+        assert delivery_actions.send_channel_test(session, get_settings(), user, "webhook").ok
+        delivery.enqueue_for_matches(session, make_matches(session, add_concern(session, user), 1))
+        session.commit()
+        drain()
+        assert [row.status for row in rows(session)] == ["sent"]
+        assert len(hook.requests) == 2 and proxy.requests == []
+        # the seed's check is the crawler's: it asks the proxy (which refuses it here)
+        with pytest.raises(Invalid):
+            check_seed_url(get_settings(), "http://www.example.com/")
+        assert proxy.requests
+    finally:
+        hook.close()
+        proxy.close()
+        get_settings.cache_clear()
