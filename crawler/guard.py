@@ -43,6 +43,7 @@ import logging
 import re
 import socket
 from collections.abc import Iterable
+from typing import Any
 from urllib.parse import urlsplit
 
 from crawler.errors import BlockedURL, ConfigError, NetworkError
@@ -201,21 +202,45 @@ class UrlGuard:
         resolving the name again leaves no DNS-rebinding window (see ``Fetcher``).
         """
         host, port = self._split(url)
-        if self.host_allowed(host) or self.allow_private:
-            return []
-        literal = parse_ip_literal(host)
-        if literal is not None:
-            self.check_host_ip(host, literal, url=url)
-            return []
-        if host == "localhost" or host.endswith(".localhost"):
-            raise BlockedURL(f"refused {url}: {host} is a loopback name", url=url)
-        if not self.resolve:
+        if not self._to_resolve(host, url):
             return []
         loop = asyncio.get_running_loop()
         try:
             infos = await loop.getaddrinfo(host, port, type=socket.SOCK_STREAM)
         except (OSError, UnicodeError) as exc:
             raise NetworkError(f"cannot resolve {host}: {exc}", url=url) from exc
+        return self._passed(host, url, infos)
+
+    def checked_addresses_blocking(self, host: str, port: int) -> list[str]:
+        """``checked_addresses`` for a host and port, resolving in this thread (for a client
+        that is not async: ``crawler.pinning.guarded_sockets``)."""
+        shown = f"[{host}]" if ":" in host else host
+        url = f"http://{shown}:{port}/"
+        host = host.rstrip(".").lower()
+        if not self._to_resolve(host, url):
+            return []
+        try:
+            infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+        except (OSError, UnicodeError) as exc:
+            raise NetworkError(f"cannot resolve {host}: {exc}", url=url) from exc
+        return self._passed(host, url, infos)
+
+    def _to_resolve(self, host: str, url: str) -> bool:
+        """Whether ``host`` is to be resolved and its addresses checked; False when it is
+        settled without (allowlisted, an IP literal that passed, proxy mode). Raises
+        BlockedURL for a refused literal or a loopback name."""
+        if self.host_allowed(host) or self.allow_private:
+            return False
+        literal = parse_ip_literal(host)
+        if literal is not None:
+            self.check_host_ip(host, literal, url=url)
+            return False
+        if host == "localhost" or host.endswith(".localhost"):
+            raise BlockedURL(f"refused {url}: {host} is a loopback name", url=url)
+        return self.resolve
+
+    def _passed(self, host: str, url: str, infos: list[Any]) -> list[str]:
+        """The resolved addresses, each checked (BlockedURL for the first refused)."""
         if not infos:
             raise NetworkError(f"cannot resolve {host}: no addresses", url=url)
         addresses = list(dict.fromkeys(str(info[4][0]) for info in infos))

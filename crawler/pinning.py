@@ -16,12 +16,22 @@ Usage::
         await client.post(url, ...)
 
 A refused or unresolvable host surfaces as ``httpx.ConnectError`` with the guard's reason.
+
+``guarded_sockets(guard)`` does the same for a library that connects through urllib3 (Apprise's
+plugins, over ``requests``) while it runs in the calling thread: every connection urllib3
+opens there goes to an address the guard checked at that moment, whatever host the library
+chose to contact.
 """
 
 from __future__ import annotations
 
+import socket
 import ssl
-from collections.abc import Iterable
+import threading
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from typing import Any
 
 import httpcore
 import httpx
@@ -29,7 +39,7 @@ import httpx
 from crawler.errors import BlockedURL, NetworkError
 from crawler.guard import UrlGuard
 
-__all__ = ["GuardedBackend", "pinned_transport"]
+__all__ = ["GuardRefused", "GuardedBackend", "guarded_sockets", "pinned_transport"]
 
 
 class GuardedBackend(httpcore.AsyncNetworkBackend):
@@ -106,3 +116,60 @@ def pinned_transport(
     """A transport that resolves each host once through ``guard`` and connects to a checked
     address (never to a second, unchecked answer)."""
     return _PinnedTransport(guard, verify=verify)
+
+
+class GuardRefused(OSError):
+    """A connection the guard refused (an ``OSError``, as a failed connect is, so that the
+    library making it fails the request as it fails any unreachable host)."""
+
+
+_active: ContextVar[tuple[UrlGuard, list[str]] | None] = ContextVar("guarded_sockets", default=None)
+"""The guard of the ``guarded_sockets`` block this code runs in, and where its refusals go: a
+context variable, so that work the library hands to a thread pool with the caller's context
+(Apprise does, for a send with a deadline) is guarded too."""
+_hook_lock = threading.Lock()
+_original_create_connection: Callable[..., socket.socket] | None = None
+
+
+def _create_connection(address: tuple[str, int], *args: Any, **kwargs: Any) -> socket.socket:
+    original = _original_create_connection
+    assert original is not None  # set before this replaces it
+    active = _active.get()
+    if active is None:
+        return original(address, *args, **kwargs)
+    guard, refused = active
+    host, port = address
+    try:
+        addresses = guard.checked_addresses_blocking(host, int(port))
+    except (BlockedURL, NetworkError) as exc:
+        refused.append(str(exc))
+        raise GuardRefused(str(exc)) from exc
+    error: OSError | None = None
+    for target in addresses or [host]:
+        try:
+            return original((target, port), *args, **kwargs)
+        except OSError as exc:
+            error = exc
+    assert error is not None
+    raise error
+
+
+@contextmanager
+def guarded_sockets(guard: UrlGuard) -> Iterator[list[str]]:
+    """While the block runs, every connection urllib3 opens in its context (this thread, and
+    work handed to others with a copy of the context) goes to an address ``guard`` checked
+    when it connected; other code connects as before. Yields the list of the guard's reasons
+    for the connections it refused."""
+    global _original_create_connection
+    from urllib3.util import connection
+
+    with _hook_lock:
+        if _original_create_connection is None:
+            _original_create_connection = connection.create_connection
+            connection.create_connection = _create_connection
+    refused: list[str] = []
+    token = _active.set((guard, refused))
+    try:
+        yield refused
+    finally:
+        _active.reset(token)

@@ -11,6 +11,7 @@ import asyncio
 import concurrent.futures
 import logging
 from collections.abc import Awaitable, Callable, Coroutine
+from contextlib import AbstractContextManager
 from typing import Any, TypeVar
 
 import httpx
@@ -112,8 +113,17 @@ def webhook_channel(
 
 
 def apprise_channel(settings: Settings) -> AppriseChannel:
-    """Apprise push channels, every endpoint behind the same guard as webhooks."""
-    return AppriseChannel(url_check=url_check(settings))
+    """Apprise push channels, every endpoint behind the same guard as webhooks: checked before
+    the send, and every connection the send opens checked again when it connects."""
+    allowlist = tuple(settings.allowlist)
+
+    def connect_guard() -> AbstractContextManager[list[str]]:
+        from crawler.guard import UrlGuard
+        from crawler.pinning import guarded_sockets
+
+        return guarded_sockets(UrlGuard(allowlist=allowlist))
+
+    return AppriseChannel(url_check=url_check(settings), connect_guard=connect_guard)
 
 
 def run_sync(coro: Coroutine[Any, Any, T]) -> T:

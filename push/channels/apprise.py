@@ -9,9 +9,11 @@ Where the request goes (:func:`inspect_url`): a cloud service's fixed API host (
 the URL (``json://``, ``bark://``, a self-hosted ntfy …). ``url_check`` (the SSRF guard) is
 awaited for each such endpoint before every send and must raise to refuse it.
 
-Redirects are never followed (a redirect could point into a private network). The guard
-resolves the endpoint's host itself; Apprise (requests) resolves it again when it sends, so
-unlike webhooks the connection is not pinned to the checked address.
+What a plugin names is not always where it sends (Notica's plugin names notica.us and, with a
+host in the URL, posts to that host): ``connect_guard`` (given by the app) checks every
+connection the send opens, when it opens it, against the address it connects to, so the
+address checked is the one used (no DNS-rebinding window either, for every plugin that speaks
+HTTP). Redirects are never followed (a redirect could point into a private network).
 
 Apprise reports only success or failure, not why: a failure is retried (transient), an URL
 Apprise does not understand or a refused target is permanent.
@@ -24,6 +26,7 @@ import logging
 import re
 import warnings
 from collections.abc import Awaitable, Callable
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
@@ -36,6 +39,10 @@ __all__ = ["AppriseChannel", "AppriseTarget", "inspect_url"]
 logger = logging.getLogger(__name__)
 
 UrlCheck = Callable[[str], Awaitable[None]]
+ConnectGuard = Callable[[], AbstractContextManager[list[str]]]
+"""A context in which every connection the calling thread opens goes to an address checked at
+that moment; its value lists why a connection was refused (``crawler.pinning.guarded_sockets``,
+given by the app)."""
 _FIXED_ATTRS = ("notify_url", "webhook_url", "api_url")
 _PLACEHOLDER = re.compile(r"\{[^}]*\}")
 
@@ -118,12 +125,28 @@ class AppriseChannel:
     """Sends ``message.subject`` as the title and ``message.text`` as the body to the Apprise
     URL given as the target."""
 
-    def __init__(self, *, url_check: UrlCheck | None = None) -> None:
+    def __init__(
+        self, *, url_check: UrlCheck | None = None, connect_guard: ConnectGuard | None = None
+    ) -> None:
         self.url_check = url_check
+        self.connect_guard = connect_guard
 
     def _notify(self, url: str, title: str, body: str) -> bool:
+        """Send in this thread (``async_mode`` off), where ``connect_guard`` checks each
+        connection the plugin opens: the endpoints ``inspect_url`` reads from a plugin are what
+        it names, and a plugin may contact another host (a self-hosted mode that takes the
+        URL's host); checked when it connects, what it contacts is what is checked."""
+        if self.connect_guard is None:
+            return self._notify_unguarded(url, title, body)
+        with self.connect_guard() as refused:
+            ok = self._notify_unguarded(url, title, body)
+        if refused:
+            raise ConfigError(f"target refused: {refused[0]}")
+        return ok
+
+    def _notify_unguarded(self, url: str, title: str, body: str) -> bool:
         apprise = _apprise()
-        asset = apprise.AppriseAsset(http_redirects=False)
+        asset = apprise.AppriseAsset(http_redirects=False, async_mode=False)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", DeprecationWarning)
             plugin = apprise.Apprise.instantiate(url, asset=asset, suppress_exceptions=True)

@@ -157,3 +157,53 @@ def test_the_crawlers_proxy_carries_the_crawl_and_never_a_push(
         hook.close()
         proxy.close()
         get_settings.cache_clear()
+
+
+def test_a_channel_is_checked_where_it_connects_not_where_its_plugin_says(
+    session: Session, push_env: SmtpSink, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Apprise's Notica plugin names notica.us as its endpoint, yet with a host in the URL it
+    posts to that host (its self-hosted mode): the address checked is the one connected to."""
+    from app.models import PushChannel
+    from app.services import push_channels
+
+    internal = HttpReceiver()
+    monkeypatch.setenv("TIMELYPUSH_URL_ALLOWLIST", "notica.us")  # the public service's name
+    get_settings.cache_clear()
+    try:
+        user = make_user(session)
+        channel = PushChannel(
+            user_id=user.id,
+            name="notica",
+            url=f"notica://127.0.0.1:{internal.server.server_address[1]}/hook/tok",
+        )
+        session.add(channel)
+        session.commit()
+        result = push_channels.send_test_message(get_settings(), user, channel)
+        assert internal.requests == []
+        assert not result.ok and "refused" in (result.error or "")
+    finally:
+        internal.close()
+        get_settings.cache_clear()
+
+
+def test_a_channel_never_reaches_the_rebound_address(
+    session: Session,
+    push_env: SmtpSink,
+    rebinding_dns: list[str],
+    servers: tuple[HttpReceiver, HttpReceiver],
+) -> None:
+    """The name is checked before the send (127.0.0.1, allowlisted) and again when the plugin
+    connects (127.0.0.2: refused)."""
+    from app.models import PushChannel
+    from app.services import push_channels
+
+    good, evil = servers
+    user = make_user(session)
+    channel = PushChannel(user_id=user.id, name="json", url=_url(good).replace("http", "json"))
+    session.add(channel)
+    session.commit()
+    result = push_channels.send_test_message(get_settings(), user, channel)
+    assert len(rebinding_dns) >= 2, "the resolver was asked again at connect time"
+    assert evil.requests == [] and good.requests == []
+    assert not result.ok
