@@ -280,6 +280,11 @@ class ProfileUpdate(SQLModel):
     webhook_url: str | None = Field(default=None, max_length=2048)
     digest_when_empty: bool | None = None
     webhook_batch: bool | None = None
+    current_password: str | None = Field(
+        default=None,
+        max_length=1024,
+        description="The account's password: required to change the email address.",
+    )
 
 
 class RateLimit(SQLModel, table=True):

@@ -6,23 +6,36 @@ The functions flush; the caller commits.
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session
 
-from app.core.config import get_settings
+from app.core.config import Settings, get_settings
 from app.models import PUSH_MODES, ProfileUpdate, User
-from app.services.auth import LANGUAGES, clean_email, get_user_by_email, known_zone
+from app.services.auth import (
+    LANGUAGES,
+    check_current_password,
+    clean_email,
+    get_user_by_email,
+    known_zone,
+)
 from app.services.errors import Conflict, Invalid
 from app.services.urlcheck import guard, normalize_url, run_sync
 from push import new_secret
 
+logger = logging.getLogger(__name__)
 
-def update_profile(session: Session, user: User, data: ProfileUpdate) -> User:
-    """Apply the fields set in ``data``; a new email address must be verified again."""
+
+def update_profile(
+    session: Session, user: User, data: ProfileUpdate, *, ip: str | None = None
+) -> User:
+    """Apply the fields set in ``data``; a new email address takes the current password and
+    must be verified again."""
     changes: dict[str, Any] = data.model_dump(exclude_unset=True)
-    _change_email(session, user, changes)
+    password = changes.pop("current_password", None)
+    _change_email(session, user, changes, password, ip)
     _clean_schedule(changes)
     _clean_channels(user, changes)
     for field in (
@@ -51,14 +64,25 @@ def update_profile(session: Session, user: User, data: ProfileUpdate) -> User:
     return user
 
 
-def _change_email(session: Session, user: User, changes: dict[str, Any]) -> None:
-    """Take a new address out of ``changes`` onto ``user`` (unverified again)."""
+def _change_email(
+    session: Session, user: User, changes: dict[str, Any], password: str | None, ip: str | None
+) -> None:
+    """Take a new address out of ``changes`` onto ``user`` (unverified again). The current
+    password confirms it: whoever holds a stolen session or token could otherwise move the
+    account to an address of theirs and reset its password there."""
     if "email" not in changes:
         return
     if changes["email"] is None:
         raise Invalid("Enter your email address.", details={"field": "email"})
     email = clean_email(changes.pop("email"))
     if email != user.email:
+        if not password:
+            raise Invalid(
+                "Enter your current password to change the email address.",
+                code="password_required",
+                details={"field": "current_password"},
+            )
+        check_current_password(session, user, password, ip=ip)
         other = get_user_by_email(session, email=email)
         if other is not None and other.id != user.id:
             raise Conflict(
@@ -148,3 +172,18 @@ def _hhmm(value: str, field: str) -> str:
         code="invalid_time",
         details={"field": field},
     )
+
+
+def tell_old_address(settings: Settings, user: User, old_email: str) -> None:
+    """Tell the address an account used to have that it was changed (the owner learns of a
+    change they did not make); never raises."""
+    from app.services import account_messages
+    from app.services.mailer import render_account_email
+
+    try:
+        subject, text, html = render_account_email(
+            "email_changed", user.language, old=old_email, new=user.email
+        )
+        account_messages.send_email(settings, old_email, subject, text, html)
+    except Exception:
+        logger.exception("could not tell the old address of user %s of the change", user.id)

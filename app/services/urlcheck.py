@@ -198,7 +198,7 @@ def check_seed_url(settings: Settings, raw: str, *, probe_it: bool = True) -> st
     url = normalize_url(raw, field="seed_url")
     had_scheme = "://" in raw
     if not probe_it:
-        run_sync(guard(settings, url, field="seed_url"))
+        run_sync(guard(settings, url, field="seed_url", crawl=True))
         return url
     try:
         run_sync(probe(settings, url))

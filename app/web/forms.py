@@ -23,7 +23,9 @@ from app.web.templating import request_language
 
 logger = logging.getLogger(__name__)
 
-SECRET_FIELDS = frozenset({"password", "password2", "current_password", "csrf_token"})
+SECRET_FIELDS = frozenset(
+    {"password", "password2", "current_password", "email_password", "csrf_token"}
+)
 
 
 async def read_form(request: Request) -> dict[str, str]:

@@ -6,6 +6,7 @@ links (rotatable), API tokens (list, revoke).
 
 from __future__ import annotations
 
+import functools
 import json
 import logging
 from typing import Any
@@ -154,26 +155,30 @@ def settings_page(request: Request, db: Db, user: CurrentUser) -> Response:
 
 
 async def _update(
-    request: Request, db: Db, user: User, fields: dict[str, Any], values: dict[str, str], done: str
+    request: Request,
+    db: Db,
+    user: User,
+    fields: dict[str, Any],
+    values: dict[str, str],
+    done: str,
+    *,
+    shown_as: dict[str, str] | None = None,
 ) -> Response:
-    """Save the profile ``fields`` validated with the API's ``ProfileUpdate``."""
+    """Save the profile ``fields`` validated with the API's ``ProfileUpdate`` (an error on a
+    field named in ``shown_as`` is shown at the form's own input of that name)."""
     try:
         data = ProfileUpdate.model_validate(fields)
     except ValidationError as exc:
         errors = validation_errors(request, user, exc, ProfileUpdate, fields=FIELDS)
         return _page(request, db, user, form=kept(values), errors=errors, status=422)
     try:
-        await run_in_threadpool(profile.update_profile, db, user, data)
+        ip = request.client.host if request.client else None
+        await run_in_threadpool(functools.partial(profile.update_profile, ip=ip), db, user, data)
     except ServiceError as exc:
         db.rollback()
-        return _page(
-            request,
-            db,
-            user,
-            form=kept(values),
-            errors=errors_for(request, user, exc, fields=FIELDS),
-            status=exc.status,
-        )
+        errors = errors_for(request, user, exc, fields=FIELDS)
+        errors = {(shown_as or {}).get(k, k): v for k, v in errors.items()}
+        return _page(request, db, user, form=kept(values), errors=errors, status=exc.status)
     flash(request, done, "success")
     return redirect("/settings")
 
@@ -197,10 +202,20 @@ async def save_profile(request: Request, db: Db, user: CurrentUser) -> Response:
         "phone": values.get("phone", ""),
         "timezone": values.get("timezone", user.timezone),
         "language": values.get("language", user.language),
+        "current_password": values.get("email_password") or None,
     }
     old_email = user.email
-    response = await _update(request, db, user, fields, values, N_("Profile saved."))
+    response = await _update(
+        request,
+        db,
+        user,
+        fields,
+        values,
+        N_("Profile saved."),
+        shown_as={"current_password": "email_password"},
+    )
     if response.status_code == 303 and user.email != old_email:
+        await run_in_threadpool(profile.tell_old_address, get_settings(), user, old_email)
         try:
             await run_in_threadpool(verification.send_verification_email, get_settings(), user)
             flash(request, "We sent a verification link to %(email)s.", "success", email=user.email)

@@ -51,12 +51,21 @@ def read_me(user: CurrentUser) -> UserPublic:
 
 @router.patch("", responses=responses(409), summary="Change profile and push preferences")
 def update_me(
+    request: Request,
     user: CurrentUser,
     session: SessionDep,
+    settings: SettingsDep,
     body: ProfileUpdate = Body(openapi_examples=_PROFILE_EXAMPLES),  # type: ignore[arg-type]
 ) -> UserPublic:
-    updated = profile.update_profile(session, user, body)
+    """A new ``email`` takes ``current_password`` and must be verified again; the old address
+    is told of the change."""
+    old_email = user.email
+    updated = profile.update_profile(
+        session, user, body, ip=request.client.host if request.client else None
+    )
     session.commit()
+    if updated.email != old_email:
+        profile.tell_old_address(settings, updated, old_email)
     return UserPublic.model_validate(updated)
 
 

@@ -359,3 +359,37 @@ def test_framework_and_unexpected_errors_use_the_error_body(client: TestClient) 
     with TestClient(client.app, raise_server_exceptions=False) as raw:
         err = _error(raw.get("/api/v1/me", headers={"Authorization": "Bearer x"}), 500)
     assert err["code"] == "internal_error" and "exploded" not in err["message"]
+
+
+def test_a_new_email_address_takes_the_password_and_the_old_one_is_told(
+    client: TestClient, outbox: list
+) -> None:
+    """A token alone cannot move the account to another address (and reset its password
+    there): the current password confirms the change, and the old address hears of it."""
+    auth = signup(client, "alice@example.com")
+    outbox.clear()
+    err = _error(
+        client.patch("/api/v1/me", headers=auth, json={"email": "mallory@example.com"}),
+        422,
+        "password_required",
+    )
+    assert err["details"]["field"] == "current_password"
+    wrong = client.patch(
+        "/api/v1/me",
+        headers=auth,
+        json={"email": "mallory@example.com", "current_password": "guess"},
+    )
+    assert wrong.status_code == 401 and wrong.json()["error"]["code"] == "bad_credentials"
+    assert client.get("/api/v1/me", headers=auth).json()["email"] == "alice@example.com"
+    assert outbox == []
+    moved = client.patch(
+        "/api/v1/me",
+        headers=auth,
+        json={"email": "alice@work.example.com", "current_password": "correct horse"},
+    )
+    assert moved.status_code == 200 and moved.json()["email"] == "alice@work.example.com"
+    [notice] = outbox
+    assert notice["to"] == "alice@example.com"
+    assert "alice@work.example.com" in notice["text"]
+    # the password is never echoed or stored as a profile field
+    assert "current_password" not in moved.json()

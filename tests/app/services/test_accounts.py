@@ -257,14 +257,34 @@ def test_profile_validation(session: Session, allow_test_hosts: None) -> None:
         session.rollback()
 
 
-def test_changing_email_requires_verification_again(session: Session) -> None:
+def test_changing_email_takes_the_password_and_verification_again(session: Session) -> None:
     user = make_account(session)
     make_account(session, "bob@example.com")
     user.email_verified_at = utcnow()
-    with pytest.raises(Conflict):
-        profile.update_profile(session, user, ProfileUpdate(email="BOB@example.com"))
+    session.commit()
+    # a stolen session or token alone cannot move the account to another address
+    with pytest.raises(Invalid) as missing:
+        profile.update_profile(session, user, ProfileUpdate(email="mallory@example.com"))
+    assert missing.value.code == "password_required"
     session.rollback()
-    updated = profile.update_profile(session, user, ProfileUpdate(email="alice2@example.com"))
+    with pytest.raises(Unauthorized):
+        profile.update_profile(
+            session, user, ProfileUpdate(email="mallory@example.com", current_password="guess")
+        )
+    session.rollback()
+    session.refresh(user)
+    assert user.email == "alice@example.com" and user.email_verified_at is not None
+    # the same address (any case) and other fields need no password
+    profile.update_profile(session, user, ProfileUpdate(email="ALICE@example.com", timezone="UTC"))
+    session.commit()  # as the request does (the password's throttle writes on its own)
+    with pytest.raises(Conflict):
+        profile.update_profile(
+            session, user, ProfileUpdate(email="BOB@example.com", current_password=PASSWORD)
+        )
+    session.rollback()
+    updated = profile.update_profile(
+        session, user, ProfileUpdate(email="alice2@example.com", current_password=PASSWORD)
+    )
     assert updated.email == "alice2@example.com"
     assert updated.email_verified_at is None
 

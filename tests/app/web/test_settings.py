@@ -7,6 +7,7 @@ import re
 import pytest
 
 from tests.app.web.forms import post
+from tests.factories import PASSWORD
 
 
 def test_settings_page(alice_client, alice):
@@ -53,6 +54,27 @@ def test_bad_profile_input_is_explained_and_kept(alice_client, db, alice):
     assert "请输入带国家代码的手机号" in response.text and 'value="call me"' in response.text
     db.refresh(alice)
     assert alice.phone is None
+
+
+def test_a_new_email_address_takes_the_current_password(alice_client, db, alice):
+    form = {"email": "mallory@example.com", "timezone": "Asia/Shanghai", "language": "zh"}
+    refused = post(alice_client, "/settings/profile", form, page="/settings")
+    assert refused.status_code == 422
+    # said at the profile's own password box, and the address typed is kept
+    box = refused.text.index('id="email_password"')
+    assert "修改邮箱地址需要输入当前密码" in refused.text[box : box + 600]
+    assert 'value="mallory@example.com"' in refused.text
+    db.refresh(alice)
+    assert alice.email != "mallory@example.com"
+    done = post(
+        alice_client,
+        "/settings/profile",
+        {**form, "email": "alice2@example.com", "email_password": PASSWORD},
+        page="/settings",
+    )
+    assert done.status_code == 303
+    db.refresh(alice)
+    assert alice.email == "alice2@example.com" and alice.email_verified_at is None
 
 
 def test_push_preferences(alice_client, db, alice):
