@@ -15,6 +15,7 @@ from app import api, embedded, metrics, web
 from app.api.errors import on_service_error
 from app.core.config import Settings, get_settings
 from app.core.db import get_engine
+from app.core.logging import protect_secrets
 from app.services.errors import Throttled
 
 logger = logging.getLogger(__name__)
@@ -73,6 +74,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        protect_secrets()  # in each server process, after the server set up its own loggers
         _warn_development_channels(settings)
         async with embedded.lifespan(app, settings):
             yield

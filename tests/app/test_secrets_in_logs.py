@@ -108,3 +108,53 @@ def test_full_reset_flow_logs_no_secret(
     logged = _all_logged(caplog) + "\n".join(str(r.args) for r in caplog.records)
     for secret in secrets:
         assert secret not in logged, f"{secret!r} was logged"
+
+
+def test_a_webhooks_secret_url_and_the_links_tokens_stay_out_of_the_logs(
+    app_client: TestClient, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The HTTP client logs each request's whole URL (a webhook's secret path and query) and
+    the server each request's path (a feed's or an email link's token): neither reaches the
+    log, whatever its level."""
+    from tests.app.api.helpers import signup
+    from tests.push.servers import HttpReceiver
+
+    caplog.set_level(logging.DEBUG)
+    hook = HttpReceiver()
+    try:
+        auth = signup(app_client, "alice@example.com")
+        url = f"{hook.url}/hook/T000/SECRETPATH?token=SECRETQUERY"
+        patched = app_client.patch(
+            "/api/v1/me", headers=auth, json={"webhook_url": url, "webhook_enabled": True}
+        )
+        assert patched.status_code == 200, patched.text
+        assert app_client.post("/api/v1/me/test/webhook", headers=auth).json()["ok"]
+        assert hook.requests  # it was sent
+    finally:
+        hook.close()
+    logged = _all_logged(caplog)
+    assert "SECRETPATH" not in logged and "SECRETQUERY" not in logged
+    # the server's access log: each process's server logger redacts the paths it logs
+    from app.core.logging import RedactLinks
+
+    access = logging.getLogger("uvicorn.access")
+    assert any(isinstance(f, RedactLinks) for f in access.filters)
+    for path, shown in (
+        ("/feed/Qx7secrettoken.atom", "/feed/…"),
+        ("/feed/Qx7secrettoken/concerns/3.atom", "/feed/…/concerns/3.atom"),
+        ("/unsubscribe/eyJ1Ijoy.sig", "/unsubscribe/…"),
+        ("/feedback/eyJtIjoy.sig", "/feedback/…"),
+        ("/verify-email?token=abc.def&next=/", "/verify-email?token=…&next=/"),
+    ):
+        record = logging.LogRecord(
+            "uvicorn.access",
+            logging.INFO,
+            "",
+            0,
+            '%s - "%s %s HTTP/%s" %d',
+            ("127.0.0.1:5000", "GET", path, "1.1", 200),
+            None,
+        )
+        for f in access.filters:
+            f.filter(record)
+        assert record.getMessage() == f'127.0.0.1:5000 - "GET {shown} HTTP/1.1" 200'
