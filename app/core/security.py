@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import secrets
+from datetime import UTC, datetime, timedelta
 
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError, VerifyMismatchError
@@ -47,10 +48,33 @@ def sign(secret_key: str, salt: str, payload: object) -> str:
 
 def unsign(secret_key: str, salt: str, token: str, max_age: int) -> object | None:
     """The payload of a signed token, or None when forged or expired."""
+    signed = unsign_dated(secret_key, salt, token, max_age)
+    return None if signed is None else signed[0]
+
+
+def unsign_dated(
+    secret_key: str, salt: str, token: str, max_age: int
+) -> tuple[object, datetime] | None:
+    """The payload of a signed token and when it was signed (UTC), or None when forged or
+    expired."""
     try:
-        payload: object = URLSafeTimedSerializer(secret_key, salt=salt).loads(
-            token, max_age=max_age
+        payload, at = URLSafeTimedSerializer(secret_key, salt=salt).loads(
+            token, max_age=max_age, return_timestamp=True
         )
-        return payload
     except (BadSignature, SignatureExpired):
         return None
+    return payload, at.astimezone(UTC)
+
+
+_CLOCK_SLACK = timedelta(seconds=2)
+"""A token's timestamp counts whole seconds: a row made in the second it was signed in is
+not younger than it."""
+
+
+def predates(created_at: datetime, signed_at: datetime) -> bool:
+    """Whether a row existed when a link naming it was signed. A link names its row by id,
+    and a database may hand a deleted row's id to a new one (SQLite does): the new row, made
+    after the link, is not the one it names."""
+    if created_at.tzinfo is None:
+        created_at = created_at.replace(tzinfo=UTC)
+    return created_at <= signed_at + _CLOCK_SLACK

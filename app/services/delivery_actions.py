@@ -14,7 +14,7 @@ from sqlalchemy import func
 from sqlmodel import Session, col, select
 
 from app.core.config import Settings, get_settings
-from app.core.security import unsign
+from app.core.security import predates, unsign_dated
 from app.models import Delivery, DeliveryChannel, User, utcnow
 from app.services import channels, outbox_wake, throttle
 from app.services.delivery import RESEND, enabled_targets, webhook_secret
@@ -142,10 +142,14 @@ def send_test_message(
 
 def unsubscribe_user(session: Session, settings: Settings, token: str) -> User | None:
     """The user a signed unsubscribe token names, or None (bad signature, no such user)."""
-    payload = unsign(settings.effective_secret_key(), UNSUBSCRIBE_SALT, token, UNSUBSCRIBE_MAX_AGE)
-    if not isinstance(payload, dict) or not isinstance(payload.get("u"), int):
+    signed = unsign_dated(
+        settings.effective_secret_key(), UNSUBSCRIBE_SALT, token, UNSUBSCRIBE_MAX_AGE
+    )
+    if signed is None or not isinstance(signed[0], dict) or not isinstance(signed[0].get("u"), int):
         return None
-    return session.get(User, payload["u"])
+    user = session.get(User, signed[0]["u"])
+    # an account made after the link is not the one it names (a deleted account's id, reused)
+    return user if user is not None and predates(user.created_at, signed[1]) else None
 
 
 def unsubscribe(session: Session, settings: Settings, token: str) -> User | None:

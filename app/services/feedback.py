@@ -11,12 +11,13 @@ from __future__ import annotations
 import logging
 import unicodedata
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
 from sqlmodel import Session, col, select
 
 from app.core.config import Settings
-from app.core.security import sign, unsign
+from app.core.security import predates, sign, unsign_dated
 from app.models import Concern, Match, Page, User, utcnow
 from app.services.concerns import get_concern, normalize_keywords
 from app.services.errors import Invalid, NotFound
@@ -113,23 +114,33 @@ class SignedVerdict:
 
     match_id: int
     value: int
+    signed_at: datetime
 
 
 def read_token(settings: Settings, token: str) -> SignedVerdict | None:
     """The message and verdict a link names, or None when the signature does not hold."""
-    payload = unsign(settings.effective_secret_key(), FEEDBACK_SALT, token, FEEDBACK_MAX_AGE)
+    signed = unsign_dated(settings.effective_secret_key(), FEEDBACK_SALT, token, FEEDBACK_MAX_AGE)
+    if signed is None:
+        return None
+    payload, signed_at = signed
     if not isinstance(payload, dict):
         return None
     match_id, value = payload.get("m"), payload.get("v")
     if not isinstance(match_id, int) or value not in (RELEVANT, NOT_RELEVANT):
         return None
-    return SignedVerdict(match_id=match_id, value=value)
+    return SignedVerdict(match_id=match_id, value=value, signed_at=signed_at)
 
 
 def signed_match(session: Session, verdict: SignedVerdict) -> Match:
-    """The (not deleted) message a valid link names; NotFound otherwise."""
+    """The (not deleted) message a valid link names; NotFound otherwise (also when the
+    message under that id is younger than the link: the one it named was deleted, and its id
+    given to another user's message)."""
     match = session.get(Match, verdict.match_id)
-    if match is None or match.deleted_at is not None:
+    if (
+        match is None
+        or match.deleted_at is not None
+        or not predates(match.created_at, verdict.signed_at)
+    ):
         raise NotFound("This message no longer exists.", code="match_not_found")
     return match
 

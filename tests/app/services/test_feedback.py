@@ -94,7 +94,7 @@ def test_signed_tokens_name_one_message_and_refuse_forgery(session: Session, two
     settings = get_settings()
     token = feedback.feedback_token(settings.effective_secret_key(), 42)
     verdict = feedback.read_token(settings, token)
-    assert verdict == feedback.SignedVerdict(match_id=42, value=-1)
+    assert verdict is not None and (verdict.match_id, verdict.value) == (42, -1)
     assert (
         feedback.read_token(settings, token[:-2] + ("AA" if token[-2:] != "AA" else "BB")) is None
     )
@@ -151,3 +151,26 @@ def test_learned_terms_fall_back_to_the_models_positive_weights(
     assert feedback.learned_terms(ca) == []
     with pytest.raises(NotFound):  # someone else's concern
         feedback.block_term(session, bob, ca.id, "中超")  # type: ignore[arg-type]
+
+
+def test_a_link_never_acts_on_a_message_made_after_it(session: Session, two_users) -> None:  # type: ignore[no-untyped-def]
+    """A link names its message by id, and SQLite hands a deleted row's id to the next one: a
+    message younger than the link is not the one it named (another user's, perhaps)."""
+    _alice, _bob, ca, cb = two_users
+    settings = get_settings()
+    old = add_match(session, ca, 1)
+    token = feedback.feedback_token(settings.effective_secret_key(), old.id)
+    verdict = feedback.read_token(settings, token)
+    assert verdict is not None and feedback.signed_match(session, verdict).id == old.id
+    reused = old.id
+    session.delete(old)
+    session.commit()
+    later = add_match(session, cb, 2, created_at=utcnow() + timedelta(seconds=30))
+    later.id = reused  # what SQLite does with the freed id (made explicit here)
+    session.add(later)
+    session.commit()
+    with pytest.raises(NotFound):
+        feedback.apply_signed(session, verdict)
+    session.rollback()
+    session.refresh(later)
+    assert later.feedback is None

@@ -76,3 +76,36 @@ def test_a_forged_link_changes_nothing(app: Any, db: Session) -> None:
     assert response.status_code == 400
     assert "invalid or expired" in response.text
     assert _email_enabled(db, user)
+
+
+def test_an_old_link_does_not_unsubscribe_the_account_that_took_its_id(session: Session) -> None:
+    """A deleted account's id may be handed to a new one (SQLite): the link names the old
+    account, which the new one, made after the link, is not."""
+    from datetime import timedelta
+
+    from app.models import utcnow
+    from app.services import delivery_actions
+    from app.services.delivery_compose import unsubscribe_token
+
+    settings = get_settings()
+    dave = User(email="dave@example.com", password_hash="x", email_enabled=True)
+    session.add(dave)
+    session.commit()
+    assert dave.id is not None
+    token = unsubscribe_token(settings.effective_secret_key(), dave.id)
+    assert delivery_actions.unsubscribe_user(session, settings, token) == dave
+    reused = dave.id
+    session.delete(dave)
+    session.commit()
+    erin = User(
+        id=reused,
+        email="erin@example.com",
+        password_hash="x",
+        email_enabled=True,
+        created_at=utcnow() + timedelta(seconds=30),
+    )
+    session.add(erin)
+    session.commit()
+    assert delivery_actions.unsubscribe(session, settings, token) is None
+    session.refresh(erin)
+    assert erin.email_enabled
