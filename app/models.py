@@ -235,6 +235,11 @@ class UserPublic(UserBase):
     id: int
     email_verified_at: datetime | None = None
     phone_verified_at: datetime | None = None
+    webhook_disabled_at: datetime | None = Field(
+        default=None,
+        description="When pushes to the webhook stopped because it answered 410 Gone (null: "
+        "they go out). Setting webhook_enabled to true, or a new webhook_url, starts them again.",
+    )
     created_at: datetime
 
 

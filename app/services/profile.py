@@ -136,6 +136,9 @@ def _clean_channels(user: User, changes: dict[str, Any]) -> None:
         user.webhook_disabled_at = None
     elif "webhook_url" in changes:
         changes["webhook_url"] = None
+    if changes.get("webhook_enabled"):
+        # turning the webhook on again after it answered 410 Gone sends to it again
+        user.webhook_disabled_at = None
 
 
 def _clean_phone(phone: str | None) -> str | None:

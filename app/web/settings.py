@@ -238,6 +238,10 @@ async def save_push(request: Request, db: Db, user: CurrentUser) -> Response:
         "digest_when_empty": bool(values.get("digest_when_empty")),
         "webhook_batch": bool(values.get("webhook_batch")),
     }
+    if fields["webhook_enabled"] == user.webhook_enabled:
+        # the form sends every box: a box left as it was does not turn a webhook that
+        # answered 410 Gone back on (saving its URL does, or ticking the box again)
+        fields.pop("webhook_enabled")
     return await _update(request, db, user, fields, values, N_("Push preferences saved."))
 
 

@@ -191,6 +191,23 @@ def test_webhook_410_disables_and_tells_the_user(
     session.commit()
     drain()
     assert len(hook.requests) == calls
+    # the profile says so, and turning the webhook on again (as the notice asks) sends again
+    from app.models import ProfileUpdate, UserPublic
+    from app.services import profile
+
+    user = session.get(User, user.id)
+    assert UserPublic.model_validate(user).webhook_disabled_at is not None
+    profile.update_profile(session, user, ProfileUpdate(webhook_enabled=True))
+    session.commit()
+    assert UserPublic.model_validate(user).webhook_disabled_at is None
+    hook.default = 200
+    assert (
+        delivery.enqueue_for_matches(session, make_matches(session, add_concern(session, user), 1))
+        == 1
+    )
+    session.commit()
+    drain()
+    assert len(hook.requests) == calls + 1
 
 
 def test_private_webhook_target_is_refused_unless_allowlisted(

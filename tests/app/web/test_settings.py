@@ -340,3 +340,26 @@ def test_a_value_the_api_refuses_is_explained_next_to_its_field(
         assert resp.status_code == 422, resp.text
         assert resp.json()["error"]["code"] == "validation_error"
     assert db.exec(select(PushChannel)).all() == []
+
+
+def test_a_webhook_that_answered_410_says_so_until_its_url_is_saved_again(alice_client, db, alice):
+    from app.models import utcnow
+
+    alice.webhook_url, alice.webhook_enabled = "http://127.0.0.1:9/hook", True
+    alice.webhook_disabled_at = utcnow()
+    db.add(alice)
+    db.commit()
+    page = alice_client.get("/settings")
+    assert 'id="webhook-gone"' in page.text and "410" in page.text
+    # saving the push preferences with the box as it was leaves it stopped
+    form = {"push_mode": "instant", "digest_time": "08:00", "webhook_enabled": "1"}
+    assert post(alice_client, "/settings/push", form, page="/settings").status_code == 303
+    db.refresh(alice)
+    assert alice.webhook_disabled_at is not None
+    saved = post(
+        alice_client, "/settings/webhook", {"webhook_url": alice.webhook_url}, page="/settings"
+    )
+    assert saved.status_code == 303
+    db.refresh(alice)
+    assert alice.webhook_disabled_at is None
+    assert 'id="webhook-gone"' not in alice_client.get("/settings").text
