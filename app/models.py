@@ -662,6 +662,9 @@ class MatchPublic(SQLModel):
     snippet: str
     score: float
     matched_keywords: list[str]
+    """The user's own keywords and synonyms the page matched."""
+    learned_terms: list[str] = []
+    """Words the concern's model learned that counted for the page (not the user's)."""
     explanation: dict[str, Any]
     read: bool
     created_at: datetime

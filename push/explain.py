@@ -14,7 +14,7 @@ from typing import Any
 
 from push.digest import why
 
-__all__ = ["explain_why", "site_area"]
+__all__ = ["explain_why", "own_and_learned", "site_area"]
 
 _PLACES = {
     "zh": {
@@ -75,6 +75,20 @@ def _hits(info: Mapping[str, Any], lang: str) -> tuple[list[str], list[str]]:
         if isinstance(term, str) and term.strip() and term not in learned:
             learned.append(term)
     return literal, learned
+
+
+def own_and_learned(
+    keywords: Sequence[str], explanation: Mapping[str, Any] | None
+) -> tuple[list[str], list[str]]:
+    """(the user's own words that matched, the learned words that fired) of a stored match:
+    the learned topic model stores both together (the feed highlights both); told apart by
+    the explanation's ``learned`` list."""
+    info = explanation if isinstance(explanation, Mapping) else {}
+    fired = info.get("learned") if info.get("method") == "model" else None
+    learned = [t for t in fired if isinstance(t, str)] if isinstance(fired, list) else []
+    shown = set(learned)
+    own = [k for k in keywords if k not in shown]
+    return own, [t for t in keywords if t in shown] + [t for t in learned if t not in keywords]
 
 
 def site_area(explanation: Mapping[str, Any]) -> float | None:

@@ -32,6 +32,7 @@ from push import (
     explain_why,
     fit_sms,
     language,
+    own_and_learned,
     shorten,
     site_suffixes,
     stable_id,
@@ -252,7 +253,13 @@ class Composer:
             "url": m.url,
             "snippet": m.snippet,
             "score": m.score,
-            "matched_keywords": list(m.matched_keywords),
+            **dict(
+                zip(
+                    ("matched_keywords", "learned_terms"),
+                    own_and_learned(m.matched_keywords, m.explanation),
+                    strict=True,
+                )
+            ),
             "why": item.why,
             "created_at": m.created_at.isoformat(),
         }

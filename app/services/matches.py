@@ -35,7 +35,7 @@ from sqlmodel import Session, col, select
 
 from app.models import Concern, Match, MatchPublic, User, UTCDateTime, concerns_query, utcnow
 from app.services.errors import Invalid, NotFound
-from push import explain_why, language
+from push import explain_why, language, own_and_learned
 
 MAX_LIMIT = 200
 MAX_BULK = 500
@@ -316,7 +316,7 @@ def list_match_rows(
             "url": url,
             "snippet": snippet,
             "score": score,
-            "matched_keywords": keywords,
+            **_terms(keywords, explanation),
             "explanation": explanation,
             "read": read_at is not None,
             "created_at": created_at,
@@ -336,6 +336,12 @@ def list_match_rows(
     return items, next_cursor
 
 
+def _terms(keywords: list[str], explanation: Any) -> dict[str, list[str]]:
+    """``matched_keywords`` (the user's own words) and ``learned_terms`` (the model's)."""
+    own, learned = own_and_learned(keywords, explanation)
+    return {"matched_keywords": own, "learned_terms": learned}
+
+
 def list_match_views(
     session: Session, user_id: int, **filters: Any
 ) -> tuple[list[MatchPublic], str | None]:
@@ -348,6 +354,7 @@ def to_public(match: Match, lang: str | None = None) -> MatchPublic:
     """The public view (built without re-validating: the row came from our own database),
     with the why-line in ``lang`` (the user's language)."""
     assert match.id is not None
+    own, learned = own_and_learned(match.matched_keywords, match.explanation)
     return MatchPublic.model_construct(
         id=match.id,
         concern_id=match.concern_id,
@@ -356,7 +363,8 @@ def to_public(match: Match, lang: str | None = None) -> MatchPublic:
         url=match.url,
         snippet=match.snippet,
         score=match.score,
-        matched_keywords=match.matched_keywords,
+        matched_keywords=own,
+        learned_terms=learned,
         explanation=match.explanation,
         read=match.read_at is not None,
         created_at=match.created_at,

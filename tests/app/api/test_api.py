@@ -393,3 +393,23 @@ def test_a_new_email_address_takes_the_password_and_the_old_one_is_told(
     assert "alice@work.example.com" in notice["text"]
     # the password is never echoed or stored as a profile field
     assert "current_password" not in moved.json()
+
+
+def test_matched_keywords_are_the_users_own_and_learned_words_come_apart(
+    client: TestClient,
+) -> None:
+    """The model stores the words that counted together; the API says which are the user's."""
+    auth, _cid, ids = _seed_feed(client, "alice@example.com", 1)
+    with Session(get_engine(), expire_on_commit=False) as session:
+        match = session.get(Match, ids[0])
+        assert match is not None
+        match.matched_keywords = ["AI", "芯片", "算力"]
+        match.explanation = {"method": "model", "probability": 0.9, "learned": ["芯片", "算力"]}
+        session.add(match)
+        session.commit()
+    for item in (
+        client.get(f"/api/v1/matches/{ids[0]}", headers=auth).json(),
+        client.get("/api/v1/matches", headers=auth).json()["items"][0],
+    ):
+        assert item["matched_keywords"] == ["AI"]
+        assert item["learned_terms"] == ["芯片", "算力"]
