@@ -201,6 +201,8 @@ def _insert_match(
 ) -> Match | None:
     """Insert one concern's match for a stored page (never twice, never a near-duplicate)."""
     concern = scorer.concern
+    if session.get(Concern, concern.id) is None:
+        return None  # deleted while its site is read (the visit drops it at its next checkpoint)
     simhash = int(page.simhash or 0)
     if scorer.near_duplicate_of_match(simhash):
         logger.debug("concern %s: %s is a near-duplicate, skipped", concern.id, row.final_url)

@@ -351,9 +351,8 @@ async def _crawl(
                 kind = event.error_kind or "other"
                 state.error_kinds[kind] = state.error_kinds.get(kind, 0) + 1
                 metrics.FETCH_ERRORS.labels(kind=kind).inc()
-            if state.checkpoint is not None:
-                _save_checkpoint(engine, site.id or 0, state.checkpoint, state)
-                state.checkpoint = None
+            if state.checkpoint is not None and not _checkpoint(engine, site, scorers, state):
+                break
             if time.monotonic() - state.extended_at > lock_ttl / 3:
                 state.extended_at = time.monotonic()
                 if not lock.extend():
@@ -486,12 +485,27 @@ def _enqueue(session: Session, matches: list[Match]) -> int:
     return delivery.enqueue_for_matches(session, matches)
 
 
+def _checkpoint(engine: Engine, site: Site, scorers: list[ConcernScorer], state: _RunState) -> bool:
+    """Save the visit's checkpoint; whether the visit goes on. A concern deleted while its
+    site is read is judged no further; with none left, the visit ends (it read on for
+    minutes, for no one)."""
+    assert state.checkpoint is not None
+    live = _save_checkpoint(engine, site.id or 0, state.checkpoint, state)
+    state.checkpoint = None
+    scorers[:] = [s for s in scorers if s.concern.id in live]
+    if not scorers:
+        logger.info("site %s: no concern follows it any more; visit ended", site.id)
+    return bool(scorers)
+
+
 def _save_checkpoint(
     engine: Engine, site_id: int, checkpoint: dict[str, Any], state: _RunState
-) -> None:
+) -> set[int]:
     """Keep the crawl's checkpoint on the site, and the visit's progress so far on its run
-    (pages fetched, new, matched, errors: the user sees the count grow while it runs)."""
+    (pages fetched, new, matched, errors: the user sees the count grow while it runs);
+    returns the ids of the concerns that follow the site now."""
     with Session(engine) as session:
+        live = set(session.exec(select(col(Concern.id)).where(col(Concern.site_id) == site_id)))
         site = session.get(Site, site_id)
         if site is not None:
             site.checkpoint = {**(site.checkpoint or {}), "crawl": checkpoint}
@@ -502,6 +516,7 @@ def _save_checkpoint(
             run.pages_matched, run.errors = state.pages_matched, state.errors
             session.add(run)
         session.commit()  # a checkpoint must outlive the crawl's process to resume it
+    return {int(i) for i in live if i is not None}
 
 
 def budget_constant(session: Session, settings: Settings) -> float:

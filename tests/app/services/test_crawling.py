@@ -148,6 +148,35 @@ def test_a_concern_added_while_a_visit_runs_gets_the_next_visit_at_once(
         assert site.next_visit_at > utcnow()  # then the usual interval
 
 
+def test_a_concern_deleted_while_its_site_is_read_ends_the_visit(
+    crawl_env: None, engine, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The visit judges a deleted concern no further, and with no concern left it ends at
+    its next checkpoint instead of reading the rest of the site for no one."""
+    from app.services import crawling
+
+    store = crawling._store
+
+    def store_then_delete(engine_, site, scorers, event, state) -> None:  # type: ignore[no-untyped-def]
+        store(engine_, site, scorers, event, state)
+        if state.pages_fetched == 5:  # the user deletes the concern while the visit goes on
+            with Session(engine_) as s:
+                for concern in s.exec(select(Concern)):
+                    s.delete(concern)
+                s.commit()
+
+    monkeypatch.setattr(crawling, "_store", store_then_delete)
+    site_server = NewsSite(articles=45)
+    with site_server.serve() as seed, Session(engine) as session:
+        site_id, _ = make_concerns(session, seed, [["足球"]])
+        visit = crawling.crawl_site(site_id)
+        assert visit["status"] == "ok"
+        assert visit["pages_fetched"] <= crawling.CHECKPOINT_EVERY < 46
+        assert _count(session, Match) == 0
+        run = session.exec(select(CrawlRun)).one()
+        assert run.status == "ok" and run.errors == 0
+
+
 def test_a_visit_after_feedback_judges_the_pages_again(crawl_env: None, engine) -> None:
     from app.services import feedback
     from app.services.crawling import crawl_site
@@ -177,11 +206,12 @@ def test_a_visit_shows_its_progress_as_it_goes_and_its_harvest_ends_at_its_total
     seen: list[tuple[str, int]] = []
     save = crawling._save_checkpoint
 
-    def watched(engine_, site_id, checkpoint, state) -> None:  # type: ignore[no-untyped-def]
-        save(engine_, site_id, checkpoint, state)
+    def watched(engine_, site_id, checkpoint, state) -> set[int]:  # type: ignore[no-untyped-def]
+        live = save(engine_, site_id, checkpoint, state)
         with Session(engine_) as s:
             run = s.get(CrawlRun, state.run_id)
             seen.append((run.status, run.pages_fetched))
+        return live
 
     monkeypatch.setattr(crawling, "_save_checkpoint", watched)
     site_server = NewsSite(articles=45)
