@@ -98,12 +98,12 @@ _ARCHIVED_ID = re.compile(r"/archives?/(?!(?:19|20)\d{2}(?:/|$))\d+(?:/|\.html?)
 """``/archives/123.html``, ``/archives/123/``: a post's permalink (WordPress, Typecho), not
 the archive's list (``/archives/2019/``)."""
 _NAMED_ID = re.compile(
-    r"/(?:posts?|articles?|story|stories|entry|entries|threads?|p|a|t|detail|view|show)"
+    r"/(?:posts?|articles?|story|stories|entry|entries|threads?|detail|view|show)"
     r"/\d+(?:/|\.\w+)?$",
     re.I,
 )
 """A number after a word that names one item (``/post/231/``, ``/article/87.html``): its id,
-not a page number."""
+not a page number. Not after a letter alone: ``/p/2/`` is as often a list's second page."""
 TEASER_LINKS = 3
 _TEASER_SHARE = 0.35
 """A main block with ``TEASER_LINKS`` or more headline links whose longest stretch of running
