@@ -1,7 +1,6 @@
 """Main text, boilerplate-light: the article body without navigation, headers and footers.
 
-``<nav>``, ``<header>``, ``<footer>``, ``<aside>``, forms, embeds and comment sections are
-dropped; then an
+``<nav>``, ``<header>``, ``<footer>``, ``<aside>``, forms and embeds are dropped; then an
 ``<article>`` with real text wins, else the container holding the most running text (see
 ``_main_element``). Lines break at block boundaries and ``<br>``.
 """
@@ -29,43 +28,6 @@ _BOILERPLATE = (
     "button",
     "textarea",
 )
-
-
-_COMMENTS = re.compile(
-    r"^(?:[a-z0-9]+[-_])*(?:comments?|commentlist|respond|replies|disqus_thread|pinglun)"
-    r"(?:[-_][a-z0-9]+)*$"
-)
-"""A class or id that names a page's comments (``comments``, ``comment-list``,
-``post-comments``, ``respond``, ``disqus_thread``, ``pinglun``): readers' replies are not the
-article, and their names and stock phrases (谢谢分享, "great post") are on one page and not the
-next, which a model trained on few pages takes for a topic's words."""
-_COMMENT_XPATH = etree.XPath(
-    "descendant::*[self::div or self::section or self::ol or self::ul or self::aside"
-    " or self::dl or self::footer][@id or @class]"
-)
-_KEEP_WHOLE = frozenset({"html", "body", "main", "article"})
-
-
-def _strip_comments(root: etree._Element) -> None:
-    """Drop the containers whose class or id names comments (never the page's own body,
-    main or article element, whose class a blog theme may fill with "comments-open")."""
-    doomed = []
-    for el in _COMMENT_XPATH(root):
-        names = f"{el.get('id') or ''} {el.get('class') or ''}".lower().split()
-        if any(_COMMENTS.match(name) for name in names):
-            doomed.append(el)
-    for el in doomed:
-        parent = el.getparent()
-        if parent is None:
-            continue
-        tail = el.tail
-        if tail:  # the text after it stays, as ``strip`` keeps it
-            prev = el.getprevious()
-            if prev is not None:
-                prev.tail = (prev.tail or "") + tail
-            else:
-                parent.text = (parent.text or "") + tail
-        parent.remove(el)
 
 
 _CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f]")
@@ -177,7 +139,6 @@ def main_block(root: etree._Element) -> tuple[str, int, int, int]:
     Drops the boilerplate elements from ``root`` (the tree is disposable).
     """
     strip(root, *_BOILERPLATE)
-    _strip_comments(root)
     body = root.find("body")
     if body is None:
         body = root

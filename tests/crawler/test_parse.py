@@ -560,25 +560,6 @@ def test_code_and_boilerplate_go_but_the_text_after_them_stays():
         assert gone not in page.text
 
 
-def test_readers_comments_are_not_the_article():
-    """Comment sections go (their names and stock phrases change from page to page, and a
-    model that learns from few pages takes them for the topic's words); a theme's body or
-    article class that merely mentions comments does not take the text with it."""
-    html = (
-        "<html><body class='single comments-open'><article class='post has-comments'>"
-        "<h1>国安主场二比一击败申花</h1><p>第二十分钟国安先进一球，下半场申花扳平后又失一球。</p>"
-        "<section id='comments' class='comments-area'><h3>3 条评论</h3>"
-        "<div class='comment'><b>阿木</b><p>写得好，谢谢分享！</p></div></section>"
-        "<ol class='comment-list'><li>早上也看到了这条。</li></ol>"
-        "<div id='disqus_thread'>Great post!</div><p>赛后两队主帅都接受了采访。</p>"
-        "</article></body></html>"
-    )
-    page = parse_html(html, "http://a.example/2024/05/17/771/")
-    assert "第二十分钟国安先进一球" in page.text and "赛后两队主帅" in page.text
-    for gone in ("阿木", "谢谢分享", "条评论", "早上也看到", "Great post"):
-        assert gone not in page.text
-
-
 @pytest.mark.parametrize(
     "fragment",
     [
