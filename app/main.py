@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import hmac
+import ipaddress
 import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -128,6 +130,22 @@ def _install_metrics(app: FastAPI) -> None:
     metrics.register_collector()
 
     @app.get("/metrics", include_in_schema=False, tags=["ops"])
-    def metrics_page() -> Response:
+    def metrics_page(request: Request) -> Response:
+        """For the operator's Prometheus only: with ``TIMELYPUSH_METRICS_TOKEN`` set, a request
+        bearing it; else one from this machine. Anyone else gets a 404 (the counts of
+        crawls, deliveries and errors are the operator's)."""
+        if not _may_read_metrics(request, get_settings().metrics_token):
+            return Response(status_code=404)
         body, media_type = metrics.exposition()
         return Response(body, media_type=media_type)
+
+
+def _may_read_metrics(request: Request, token: str | None) -> bool:
+    if token:
+        given = request.headers.get("authorization", "")
+        return hmac.compare_digest(given.encode(), f"Bearer {token}".encode())
+    client = request.client.host if request.client else ""
+    try:
+        return ipaddress.ip_address(client).is_loopback
+    except ValueError:
+        return False

@@ -109,6 +109,11 @@ class Settings(BaseSettings):
         "(intranet sites, tests).",
     )
     proxy: str | None = Field(None, description="HTTP proxy for all crawler traffic.")
+    metrics_token: str | None = Field(
+        None,
+        description="Bearer token GET /metrics asks for; without one it answers only the "
+        "machine itself (loopback).",
+    )
     crawl_concurrency: int = Field(16, description="Global concurrent requests per crawl.")
     crawl_per_host: int = Field(2, description="Concurrent requests per host.")
     crawl_delay: float = Field(1.0, description="Minimum seconds between requests to one host.")
