@@ -19,6 +19,7 @@ from fastapi.responses import Response
 from pydantic import ValidationError
 from starlette.concurrency import run_in_threadpool
 
+from app.core.config import get_settings
 from app.core.i18n import N_
 from app.models import (
     DEFAULT_STRATEGY,
@@ -200,6 +201,7 @@ def _form(
             "params": PARAMS,
             "sensitivities": SENSITIVITIES,
             "scorers": SCORERS,
+            "first_visit_factor": f"{get_settings().crawl_first_visit_factor:g}",
             # folded unless the concern departs from the defaults or a value there is wrong
             "advanced_open": values.get("strategy", DEFAULT_STRATEGY) != DEFAULT_STRATEGY
             or values.get("scorer", "model") != "model"
