@@ -183,6 +183,7 @@ def responses(*statuses: int) -> dict[int | str, dict[str, Any]]:
     """OpenAPI ``responses`` entries documenting the error body for these statuses."""
     descriptions = {
         401: "Missing, invalid or revoked bearer token",
+        403: "The current password given to confirm the change is wrong",
         404: "Not found, or owned by another user",
         409: "Conflict with existing data",
         422: "Invalid input",

@@ -18,7 +18,7 @@ from app.core.config import Settings, get_settings
 from app.core.security import hash_password, needs_rehash, verify_password
 from app.models import ApiToken, User, WebSession, utcnow
 from app.services import throttle
-from app.services.errors import Conflict, Invalid, Unauthorized
+from app.services.errors import Conflict, Invalid, Unauthorized, WrongPassword
 
 logger = logging.getLogger(__name__)
 
@@ -195,11 +195,11 @@ def _password_was_right(session: Session, settings: Settings, account: str, ip: 
 def check_current_password(
     session: Session, user: User, password: str, *, ip: str | None = None
 ) -> None:
-    """Unauthorized unless ``password`` is the user's (throttled like a login)."""
+    """WrongPassword unless ``password`` is the user's (throttled like a login)."""
     settings = get_settings()
     _count_password_attempt(session, settings, user.email, ip)
     if not verify_password(user.password_hash, password):
-        raise Unauthorized(
+        raise WrongPassword(
             "The current password is wrong.",
             code="bad_credentials",
             details={"field": "current_password"},

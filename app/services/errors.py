@@ -105,4 +105,20 @@ class Unauthorized(ServiceError):
     default_code = "unauthorized"
 
 
-__all__ = ["Conflict", "Invalid", "NotFound", "ServiceError", "Throttled", "Unauthorized"]
+class WrongPassword(ServiceError):
+    """The current password given to confirm a change is wrong. The caller is logged in (a
+    401 would tell an app its session ended), so 403."""
+
+    status = 403
+    default_code = "bad_credentials"
+
+
+__all__ = [
+    "Conflict",
+    "Invalid",
+    "NotFound",
+    "ServiceError",
+    "Throttled",
+    "Unauthorized",
+    "WrongPassword",
+]

@@ -49,7 +49,7 @@ def read_me(user: CurrentUser) -> UserPublic:
     return UserPublic.model_validate(user)
 
 
-@router.patch("", responses=responses(409), summary="Change profile and push preferences")
+@router.patch("", responses=responses(403, 409), summary="Change profile and push preferences")
 def update_me(
     request: Request,
     user: CurrentUser,
@@ -77,7 +77,7 @@ def export_me(user: CurrentUser, session: SessionDep) -> dict[str, Any]:
 @router.delete(
     "",
     status_code=status.HTTP_204_NO_CONTENT,
-    responses=responses(429),
+    responses=responses(403, 429),
     summary="Delete the account and all its data (the password confirms)",
 )
 def delete_me(
@@ -125,7 +125,7 @@ def rotate_webhook_secret(user: CurrentUser, session: SessionDep) -> WebhookSecr
 @router.post(
     "/password",
     status_code=status.HTTP_204_NO_CONTENT,
-    responses=responses(429),
+    responses=responses(403, 429),
     summary="Change the password (every API token and web session ends: log in again)",
 )
 def change_password(

@@ -379,7 +379,7 @@ def test_a_new_email_address_takes_the_password_and_the_old_one_is_told(
         headers=auth,
         json={"email": "mallory@example.com", "current_password": "guess"},
     )
-    assert wrong.status_code == 401 and wrong.json()["error"]["code"] == "bad_credentials"
+    assert wrong.status_code == 403 and wrong.json()["error"]["code"] == "bad_credentials"
     assert client.get("/api/v1/me", headers=auth).json()["email"] == "alice@example.com"
     assert outbox == []
     moved = client.patch(

@@ -11,7 +11,14 @@ from sqlmodel import Session
 from app.core.config import get_settings
 from app.models import ApiToken, ProfileUpdate, utcnow
 from app.services import account_messages, auth, password_reset, profile, tokens, verification
-from app.services.errors import Conflict, Invalid, NotFound, Throttled, Unauthorized
+from app.services.errors import (
+    Conflict,
+    Invalid,
+    NotFound,
+    Throttled,
+    Unauthorized,
+    WrongPassword,
+)
 from tests.factories import PASSWORD, make_account
 
 
@@ -267,7 +274,7 @@ def test_changing_email_takes_the_password_and_verification_again(session: Sessi
         profile.update_profile(session, user, ProfileUpdate(email="mallory@example.com"))
     assert missing.value.code == "password_required"
     session.rollback()
-    with pytest.raises(Unauthorized):
+    with pytest.raises(WrongPassword):
         profile.update_profile(
             session, user, ProfileUpdate(email="mallory@example.com", current_password="guess")
         )
@@ -298,7 +305,7 @@ def test_webhook_secret_rotates(session: Session) -> None:
 
 def test_change_password(session: Session) -> None:
     user = make_account(session)
-    with pytest.raises(Unauthorized):
+    with pytest.raises(WrongPassword):
         auth.change_password(
             session, user, current_password="wrong pass", new_password="new password"
         )

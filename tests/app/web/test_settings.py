@@ -188,7 +188,7 @@ def test_change_password_keeps_this_browser_and_logs_out_others(app, alice_clien
         },
         page="/settings",
     )
-    assert wrong.status_code == 401 and "当前密码不正确" in wrong.text
+    assert wrong.status_code == 403 and "当前密码不正确" in wrong.text
     ok = post(
         alice_client,
         "/settings/password",
@@ -248,7 +248,7 @@ def test_download_data_and_delete_account_from_the_dashboard(alice_client, clien
     assert "attachment" in exported.headers["content-disposition"]
     assert exported.json()["profile"]["email"] == alice.email
     wrong = post(alice_client, "/settings/delete", {"delete_password": "nope"}, page="/settings")
-    assert wrong.status_code == 401 and "当前密码不正确" in wrong.text
+    assert wrong.status_code == 403 and "当前密码不正确" in wrong.text
     done = post(
         alice_client, "/settings/delete", {"delete_password": "password123"}, page="/settings"
     )
