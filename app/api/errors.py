@@ -22,6 +22,7 @@ from fastapi.exception_handlers import (
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, PlainTextResponse, Response
 from pydantic import BaseModel, Field
+from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from app.core import i18n
@@ -105,6 +106,29 @@ def api_language(request: Request) -> str:
     return i18n.negotiate(request.headers.get("accept-language"), default=fallback)
 
 
+def _token_language(token: str) -> str | None:
+    from sqlmodel import Session
+
+    from app.core.db import get_engine
+    from app.services import tokens
+
+    with Session(get_engine()) as session:
+        user = tokens.user_for_token(session, token)
+        return user.language if user is not None else None
+
+
+async def caller_language(request: Request) -> str:
+    """``api_language``, with the profile's language found from the bearer token when the
+    request failed before its user was read (a body that is not JSON, a wrong query)."""
+    if getattr(request.state, "user_language", None) is None:
+        scheme, _, token = request.headers.get("authorization", "").partition(" ")
+        if scheme.lower() == "bearer" and token.strip():
+            language = await run_in_threadpool(_token_language, token.strip())
+            if language is not None:
+                request.state.user_language = language
+    return api_language(request)
+
+
 async def on_service_error(request: Request, exc: Exception) -> Response:
     assert isinstance(exc, ServiceError)
     headers: dict[str, str] = {}
@@ -112,7 +136,11 @@ async def on_service_error(request: Request, exc: Exception) -> Response:
         headers["Retry-After"] = str(exc.retry_after)
     if isinstance(exc, Unauthorized):
         headers["WWW-Authenticate"] = "Bearer"
-    message = exc.text(api_language(request))
+    # a refused token names no user: its language is not looked up again
+    lang = (
+        api_language(request) if isinstance(exc, Unauthorized) else await caller_language(request)
+    )
+    message = exc.text(lang)
     return _response(exc.status, exc.code, message, exc.details, headers)
 
 
@@ -130,7 +158,7 @@ async def on_validation_error(request: Request, exc: Exception) -> Response:
     ]
     first = errors[0] if errors else {"loc": [], "msg": "", "type": ""}
     where = ".".join(p for p in first["loc"] if p not in ("body", "query", "path"))
-    lang = api_language(request)
+    lang = await caller_language(request)
     if first["type"] == "json_invalid":  # its place is a character offset, not a field
         message = i18n.translate(lang, N_("The request body is not valid JSON."))
     elif first["type"] == "missing" and where:
@@ -149,7 +177,7 @@ async def on_http_error(request: Request, exc: Exception) -> Response:
     if not is_api(request):
         return await http_exception_handler(request, exc)
     code = _STATUS_CODES.get(exc.status_code, "error" if exc.status_code < 500 else "server_error")
-    lang = api_language(request)
+    lang = await caller_language(request)
     detail = _HTTP_MESSAGES.get(exc.status_code)
     if detail is not None:
         message = i18n.translate(lang, detail)

@@ -120,3 +120,18 @@ def test_broken_or_incomplete_bodies_are_named_in_the_callers_language(
     resp = client.post("/api/v1/auth/register", content=body, headers=headers)
     assert resp.status_code == 422
     assert resp.json()["error"]["message"] == message
+
+
+def test_errors_before_the_user_is_read_are_in_the_profiles_language(client: TestClient) -> None:
+    """A body that is not JSON, or a wrong query, fails before the route reads its user: the
+    message is still in the language of the profile the token belongs to (no Accept-Language)."""
+    auth = signup(client, "alice@example.com")
+    assert client.patch("/api/v1/me", headers=auth, json={"language": "zh"}).status_code == 200
+    headers = {**auth, "content-type": "application/json"}
+    broken = client.post("/api/v1/concerns", content=b"{bad json", headers=headers)
+    assert broken.json()["error"]["message"] == "请求体不是有效的 JSON。"
+    cursor = client.get("/api/v1/matches", params={"cursor": "garbage"}, headers=auth)
+    assert cursor.json()["error"]["message"] == "分页参数无效，请从第一页重新开始。"
+    limit = client.get("/api/v1/matches", params={"limit": "many"}, headers=auth)
+    assert limit.status_code == 422 and "limit" in limit.json()["error"]["message"]
+    assert limit.json()["error"]["message"].isascii() is False
