@@ -33,7 +33,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from lab.builder import url_to_file, write_files
+from lab.builder import write_layout
 from lab.corpus import Doc
 from lab.judge import is_football
 
@@ -306,50 +306,20 @@ def build_academic(
 
 
 def _write(web: _Web, out: Path, *, hosts: list[str]) -> dict[str, object]:
-    names = [h.removeprefix("http://") for h in hosts]
-    pages = list(web.pages.values())
-    items = [p for p in pages if p.kind == "article"]
     first = hosts[0]
-    manifest: dict[str, object] = {
-        "hosts": dict.fromkeys(sorted(names), "utf-8"),
-        "portals": [n.removeprefix("www.") for n in names],
-        "seeds": {"home": f"{first}/", "sports": f"{first}/dept/sport-science/"},
-        "pages": len(pages),
-        "articles": len(items),
-        "sports": sum(p.category == "sports" for p in items),
-        "football": sum(p.football for p in items),
-        "tunnels": 0,
-        "cluster_pages": 0,
-        "dead_links": 0,
-        "lang": "en",
-        "layout": "academic",
-    }
-
-    def truth(url: str) -> dict[str, object]:
-        page, host = web.pages[url], url_to_file(url)[0]
-        return {
-            "url": url,
-            "host": host,
-            "portal": host.removeprefix("www."),
-            "kind": page.kind,
-            "category": page.category,
-            "football": page.football,
-            "cluster": False,
-            "tunnel": False,
-            "source": "",
-        }
 
     def links(url: str) -> list[str]:
         page = web.pages[url]
         return list(dict.fromkeys(u for u, _ in [*page.nav, *page.links]))
 
-    write_files(
+    return write_layout(
         out,
         web.pages,
         page=lambda url: _html(web.pages[url]),
-        hosts=names,
-        truth=truth,
         links=links,
-        manifest=manifest,
+        hosts=[h.removeprefix("http://") for h in hosts],
+        portal=lambda host: host.removeprefix("www."),
+        seeds={"home": f"{first}/", "sports": f"{first}/dept/sport-science/"},
+        lang="en",
+        layout="academic",
     )
-    return manifest

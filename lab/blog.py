@@ -35,7 +35,7 @@ from dataclasses import dataclass, field
 from datetime import date, timedelta
 from pathlib import Path
 
-from lab.builder import url_to_file, write_files
+from lab.builder import write_layout
 from lab.corpus import CATEGORY_NAMES, EN_CATEGORY_NAMES, Doc
 from lab.judge import is_football
 
@@ -539,53 +539,22 @@ def _html(page: _Page, lang: str) -> bytes:
 
 def _write(builder: _Builder, blogs: list[_Blog], out: Path, lang: str) -> dict[str, object]:
     pages = builder.pages
-    names = [b.base.removeprefix("http://").rstrip("/") for b in blogs]
-    items = [p for p in pages.values() if p.kind == "article"]
     first = blogs[0]
     sport = [p for p in first.posts if p.doc.category == "sports"]
     sport_category = max(
         {p.category for p in sport} or {first.posts[0].category},
         key=lambda c: sum(p.category == c for p in sport),
     )
-    manifest: dict[str, object] = {
-        "hosts": dict.fromkeys(sorted(names), "utf-8"),
-        "portals": sorted(names),
-        "seeds": {"home": first.base, "sports": builder.category_url(first, sport_category)},
-        "pages": len(pages),
-        "articles": len(items),
-        "sports": sum(p.category == "sports" for p in items),
-        "football": sum(p.football for p in items),
-        "tunnels": 0,
-        "cluster_pages": 0,
-        "dead_links": 0,
-        "lang": lang,
-        "layout": "blog",
-    }
-
-    def truth(url: str) -> dict[str, object]:
-        page, host = pages[url], url_to_file(url)[0]
-        return {
-            "url": url,
-            "host": host,
-            "portal": host,
-            "kind": page.kind,
-            "category": page.category,
-            "football": page.football,
-            "cluster": False,
-            "tunnel": False,
-            "source": "",
-        }
-
-    def links(url: str) -> list[str]:
-        return list(dict.fromkeys(html.unescape(u) for u in _LINK.findall(pages[url].main)))
-
-    write_files(
+    return write_layout(
         out,
         pages,
         page=lambda url: _html(pages[url], lang),
-        hosts=names,
-        truth=truth,
-        links=links,
-        manifest=manifest,
+        links=lambda url: list(
+            dict.fromkeys(html.unescape(u) for u in _LINK.findall(pages[url].main))
+        ),
+        hosts=[b.base.removeprefix("http://").rstrip("/") for b in blogs],
+        portal=lambda host: host,
+        seeds={"home": first.base, "sports": builder.category_url(first, sport_category)},
+        lang=lang,
+        layout="blog",
     )
-    return manifest

@@ -17,8 +17,9 @@ from __future__ import annotations
 import json
 import logging
 import shutil
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
+from typing import Any
 from urllib.parse import urlsplit
 
 from lab.corpus import Doc, load_corpus
@@ -103,6 +104,55 @@ def write_files(
     (out / "manifest.json").write_text(
         json.dumps(manifest, ensure_ascii=False, indent=2, sort_keys=True) + "\n", encoding="utf-8"
     )
+
+
+def write_layout(
+    out: Path,
+    pages: Mapping[str, Any],
+    *,
+    page: Callable[[str], bytes],
+    links: Callable[[str], list[str]],
+    hosts: list[str],
+    portal: Callable[[str], str],
+    seeds: dict[str, str],
+    lang: str,
+    layout: str,
+) -> dict[str, object]:
+    """Write a web of another layout than the news portals' (``lab.academic``, ``lab.blog``):
+    no clusters, tunnels or dead links; each page (URL → an object with ``kind``, ``category``
+    and ``football``) is an item when its kind is ``article``. Returns the manifest."""
+    items = [p for p in pages.values() if p.kind == "article"]
+    manifest: dict[str, object] = {
+        "hosts": dict.fromkeys(sorted(hosts), "utf-8"),
+        "portals": [portal(h) for h in hosts],
+        "seeds": seeds,
+        "pages": len(pages),
+        "articles": len(items),
+        "sports": sum(p.category == "sports" for p in items),
+        "football": sum(p.football for p in items),
+        "tunnels": 0,
+        "cluster_pages": 0,
+        "dead_links": 0,
+        "lang": lang,
+        "layout": layout,
+    }
+
+    def truth(url: str) -> dict[str, object]:
+        record, host = pages[url], url_to_file(url)[0]
+        return {
+            "url": url,
+            "host": host,
+            "portal": portal(host),
+            "kind": record.kind,
+            "category": record.category,
+            "football": record.football,
+            "cluster": False,
+            "tunnel": False,
+            "source": "",
+        }
+
+    write_files(out, pages, page=page, hosts=hosts, truth=truth, links=links, manifest=manifest)
+    return manifest
 
 
 def write_web(plan: Plan, out: Path, *, titles: str = "section") -> dict[str, object]:
