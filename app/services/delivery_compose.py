@@ -261,7 +261,8 @@ class Composer:
                 )
             ),
             "why": item.why,
-            "created_at": m.created_at.isoformat(),
+            # as the API writes times (``…Z``)
+            "created_at": m.created_at.isoformat().replace("+00:00", "Z"),
         }
 
     def _webhook_batch(self, items: list[DigestItem], mid: str) -> Message:

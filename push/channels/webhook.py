@@ -123,7 +123,9 @@ class WebhookChannel:
                     )
         except httpx.HTTPError as exc:
             # the path and query of a webhook URL often carry a secret: log the host only
-            logger.warning("webhook to %s failed: %s", urlsplit(target).hostname, exc)
+            host = urlsplit(target).hostname or "?"
+            reason = (str(exc) or type(exc).__name__).replace(target, host)
+            logger.warning("webhook to %s failed: %s", host, reason)
             return DeliveryResult(ok=False, error=f"webhook unreachable: {type(exc).__name__}")
         status = response.status_code
         if 200 <= status < 300:

@@ -167,6 +167,7 @@ def test_webhook_signed_retried_and_deduplicable(
     body = second.json()
     assert body["type"] == "match.created" and body["version"] == 1
     assert body["data"]["match_id"] == match.id and body["data"]["url"] == match.url
+    assert body["data"]["created_at"].endswith("Z")  # times as the API writes them
 
 
 def test_webhook_410_disables_and_tells_the_user(
