@@ -22,6 +22,7 @@ import time
 from dataclasses import asdict, dataclass, field
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit
 
 from sqlalchemy import func, update
 from sqlalchemy.engine import Engine
@@ -195,6 +196,11 @@ def _visit(
             session.add(site)
             session.commit()  # the crawl job's own session (no request edge around a visit)
             return VisitSummary(site_id=site_id, status="idle")
+        if _host_busy(session, site, settings):
+            # two sites on one host (a portal's home and its sport section) read at once
+            # would each keep the delay between requests, and together halve it
+            logger.info("site %s: another visit reads its host now; skipped", site_id)
+            return VisitSummary(site_id=site_id, status="locked")
         scorers = _profiles(concerns, session)
         for s in scorers:
             s.recent_simhashes = load_recent_simhashes(session, s.concern.id or 0)
@@ -241,6 +247,23 @@ def _visit(
     summary = _finish(site_id, run.id or 0, settings, engine, state, changed, error, elapsed)
     metrics.CRAWLS.labels(status=summary.status).inc()
     return summary
+
+
+def _host_busy(session: Session, site: Site, settings: Settings) -> bool:
+    """Whether a visit of another site whose seed is on this site's host runs now (a run
+    started within twice the visit time limit and not finished)."""
+    host = urlsplit(site.seed_url).hostname
+    since = utcnow() - timedelta(seconds=2 * settings.crawl_time_limit)
+    seeds = session.exec(
+        select(col(Site.seed_url))
+        .join(CrawlRun, col(CrawlRun.site_id) == col(Site.id))
+        .where(
+            col(CrawlRun.status) == "running",
+            col(CrawlRun.site_id) != site.id,
+            col(CrawlRun.started_at) >= since,
+        )
+    )
+    return any(urlsplit(seed).hostname == host for seed in seeds)
 
 
 @dataclass(frozen=True)

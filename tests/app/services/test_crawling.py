@@ -515,3 +515,24 @@ def test_the_service_pushes_what_the_crawl_command_pushes(
         assert crawl_site(site_id)["status"] == "ok"
         by_service = set(session.exec(select(Match.url).where(Match.concern_id == concern_id)))
     assert by_cli == by_service == {web.url(path.format(i)) for i in range(1, 8, 2)}
+
+
+def test_two_sites_on_one_host_are_not_read_at_once(crawl_env: None, engine) -> None:
+    """A portal's home and its sport section are two sites on one host: while one is read,
+    the other waits (each visit keeps the delay between its requests; two at once halve it)."""
+    from app.models import utcnow
+    from app.services.crawling import crawl_site
+
+    site_server = NewsSite(articles=4)
+    with site_server.serve() as seed, Session(engine) as session:
+        home_id, _ = make_concerns(session, seed, [["足球"]])
+        section_id, _ = make_concerns(session, seed + "sport/", [["足球"]])
+        running = CrawlRun(site_id=home_id, strategy="adaptive", status="running")
+        session.add(running)
+        session.commit()
+        assert crawl_site(section_id)["status"] == "locked"
+        assert _count(session, CrawlRun, site_id=section_id) == 0  # nothing read
+        running.status, running.finished_at = "ok", utcnow()
+        session.add(running)
+        session.commit()
+        assert crawl_site(section_id)["status"] == "ok"
