@@ -42,8 +42,10 @@ class Settings(BaseSettings):
     )
     host: str = Field("127.0.0.1", description="Default bind host of `timelypush serve`.")
     port: int = Field(8000, description="Default port of `timelypush serve`.")
-    secure_cookies: bool = Field(
-        False, description="Mark session cookies Secure (turn on behind HTTPS)."
+    secure_cookies: bool | None = Field(
+        None,
+        description="Mark session cookies Secure (sent over HTTPS only); unset: when "
+        "TIMELYPUSH_BASE_URL is an https:// address.",
     )
     log_level: str = Field("INFO", description="Logging level.")
     scheduler_enabled: bool = Field(
@@ -174,6 +176,13 @@ class Settings(BaseSettings):
     def embedded(self) -> bool:
         """True when no Redis is configured: crawls run in-process on APScheduler."""
         return not self.redis_url
+
+    def cookies_secure(self) -> bool:
+        """Whether session cookies are marked Secure (``secure_cookies``, else an https
+        ``base_url``)."""
+        if self.secure_cookies is not None:
+            return self.secure_cookies
+        return self.base_url.lower().startswith("https://")
 
     def effective_secret_key(self) -> str:
         if self.secret_key:

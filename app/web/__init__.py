@@ -79,7 +79,7 @@ def install(app: FastAPI) -> None:
         session_cookie=SESSION_COOKIE,
         max_age=SESSION_MAX_AGE,
         same_site="lax",
-        https_only=config.secure_cookies,
+        https_only=config.cookies_secure(),
     )
 
     app.add_middleware(SecurityHeaders)

@@ -1,7 +1,7 @@
 """Browser sessions: who is logged in, the per-request database session, flash messages.
 
 The session lives in a signed cookie (Starlette's SessionMiddleware: HttpOnly, SameSite=Lax,
-Secure when ``settings.secure_cookies``). Logging in clears the old session, issues a new
+Secure when ``settings.cookies_secure()``). Logging in clears the old session, issues a new
 CSRF token (session rotation) and a random session id whose hash is a ``web_sessions`` row:
 the browser is logged in only while that row exists. Logging out deletes it (a copy of the
 cookie replayed later is refused), and a password change or reset deletes every row of the

@@ -246,6 +246,14 @@ def test_secure_cookies_setting_marks_the_cookie_secure(web_env, monkeypatch):
     client = new_client(create_app())
     response = client.get("/login")
     assert "secure" in response.headers["set-cookie"].lower()
+    # unset, the public address decides: an https service sends its cookie over https only
+    monkeypatch.delenv("TIMELYPUSH_SECURE_COOKIES")
+    for base, secure in (("https://push.example.com", True), ("http://127.0.0.1:8000", False)):
+        monkeypatch.setenv("TIMELYPUSH_BASE_URL", base)
+        get_settings.cache_clear()
+        cookie = new_client(create_app()).get("/login").headers["set-cookie"].lower()
+        assert ("; secure" in cookie) is secure, (base, cookie)
+    get_settings.cache_clear()
 
 
 def test_password_reset_link_works_once(client, db, alice):
