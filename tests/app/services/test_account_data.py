@@ -25,7 +25,7 @@ from app.models import (
 )
 from app.models import Concern as ConcernRow
 from app.services import account_data, auth, concerns, tokens
-from app.services.errors import Unauthorized
+from app.services.errors import Unauthorized, WrongPassword
 from tests.factories import PASSWORD, add_match, make_account
 
 OWNED = (
@@ -87,7 +87,7 @@ def test_export_then_delete_removes_every_row_of_the_user(
     assert len(data["deliveries"]) == 1 and len(data["api_tokens"]) == 1
     assert "argon2" not in text and "bob@example.com" not in text
 
-    with pytest.raises(Unauthorized):
+    with pytest.raises(WrongPassword):
         account_data.delete_account(session, alice, password="wrong one", ip="10.0.0.1")
     assert _rows(session, alice.id)["User"] == 1
 

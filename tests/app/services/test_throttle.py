@@ -15,7 +15,7 @@ from sqlmodel import Session
 
 from app.core.config import get_settings
 from app.services import auth, throttle
-from app.services.errors import Throttled, Unauthorized
+from app.services.errors import Throttled, Unauthorized, WrongPassword
 from tests.factories import PASSWORD, make_account
 
 ATTACKER, OWNER = "203.0.113.66", "198.51.100.7"
@@ -124,7 +124,7 @@ def test_current_password_checks_are_throttled(
             results.append("ok")
         except Throttled:
             results.append("throttled")
-        except Unauthorized:
+        except WrongPassword:
             results.append("wrong")
     # the free attempts, then the one the back-off lets through
     assert results.count("wrong") == throttle.DEFAULTS["login"].attempts + 1
