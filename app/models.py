@@ -530,15 +530,24 @@ class ConcernCreate(SQLModel):
     keywords: list[str] | str
     exclude: list[str] | str = []
     synonyms: list[str] | str = []
-    strategy: str = DEFAULT_STRATEGY
+    strategy: str = Field(
+        default=DEFAULT_STRATEGY, schema_extra={"json_schema_extra": {"enum": list(STRATEGIES)}}
+    )
     params: dict[str, float] = {}
-    scope: str = "host"
+    scope: str = Field(default="host", schema_extra={"json_schema_extra": {"enum": list(SCOPES)}})
     priority: int = Field(default=0, ge=0, le=5)
     max_pages: int = Field(default=200, ge=1, le=100_000)
-    push_mode: str | None = None
+    push_mode: str | None = Field(
+        default=None, schema_extra={"json_schema_extra": {"enum": [*PUSH_MODES, None]}}
+    )
     enabled: bool = True
-    scorer: str = Scorer.MODEL
-    sensitivity: str = Sensitivity.BALANCED
+    scorer: str = Field(
+        default=Scorer.MODEL, schema_extra={"json_schema_extra": {"enum": list(SCORERS)}}
+    )
+    sensitivity: str = Field(
+        default=Sensitivity.BALANCED,
+        schema_extra={"json_schema_extra": {"enum": list(SENSITIVITIES)}},
+    )
 
     _strategy = field_validator("strategy")(_check_strategy)
     _scope = field_validator("scope")(_check_scope)
@@ -554,15 +563,25 @@ class ConcernUpdate(SQLModel):
     keywords: list[str] | str | None = None
     exclude: list[str] | str | None = None
     synonyms: list[str] | str | None = None
-    strategy: str | None = None
+    strategy: str | None = Field(
+        default=None, schema_extra={"json_schema_extra": {"enum": [*STRATEGIES, None]}}
+    )
     params: dict[str, float] | None = None
-    scope: str | None = None
+    scope: str | None = Field(
+        default=None, schema_extra={"json_schema_extra": {"enum": [*SCOPES, None]}}
+    )
     priority: int | None = Field(default=None, ge=0, le=5)
     max_pages: int | None = Field(default=None, ge=1, le=100_000)
-    push_mode: str | None = None
+    push_mode: str | None = Field(
+        default=None, schema_extra={"json_schema_extra": {"enum": [*PUSH_MODES, None]}}
+    )
     enabled: bool | None = None
-    scorer: str | None = None
-    sensitivity: str | None = None
+    scorer: str | None = Field(
+        default=None, schema_extra={"json_schema_extra": {"enum": [*SCORERS, None]}}
+    )
+    sensitivity: str | None = Field(
+        default=None, schema_extra={"json_schema_extra": {"enum": [*SENSITIVITIES, None]}}
+    )
 
     _strategy = field_validator("strategy")(_check_strategy)
     _scope = field_validator("scope")(_check_scope)

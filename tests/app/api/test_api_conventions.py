@@ -110,3 +110,15 @@ def test_the_api_document_describes_every_section_in_reading_order(client: TestC
         tag for path in document["paths"].values() for op in path.values() for tag in op["tags"]
     }
     assert used <= set(sections)
+
+
+def test_the_schema_lists_the_values_a_concern_field_takes(client: TestClient) -> None:
+    """An app developer reads the allowed values from the OpenAPI schema, not from errors."""
+    schemas = client.get("/openapi.json").json()["components"]["schemas"]
+    for name in ("ConcernCreate", "ConcernUpdate"):
+        fields = schemas[name]["properties"]
+        assert {"host", "domain", "any"} <= set(fields["scope"]["enum"])
+        assert {"instant", "digest", "both", "off"} <= set(fields["push_mode"]["enum"])
+        assert {"model", "kp", "fish", "vsm"} <= set(fields["scorer"]["enum"])
+        assert {"precise", "balanced", "broad"} <= set(fields["sensitivity"]["enum"])
+        assert "adaptive" in fields["strategy"]["enum"]
