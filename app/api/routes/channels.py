@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Body, Path, status
+from fastapi import APIRouter, Body, Path, Request, Response, status
 
 from app.api.deps import MAX_ID, CurrentUser, SessionDep, SettingsDep
 from app.api.errors import responses
@@ -39,6 +39,8 @@ def list_channels(user: CurrentUser, session: SessionDep) -> list[PushChannelPub
     summary="Add an Apprise push channel (钉钉, 企业微信, 飞书, Bark, ntfy, Telegram, Slack …)",
 )
 def add_channel(
+    request: Request,
+    response: Response,
     user: CurrentUser,
     session: SessionDep,
     settings: SettingsDep,
@@ -46,7 +48,17 @@ def add_channel(
 ) -> PushChannelPublic:
     channel = push_channels.add_channel(session, settings, user, body)
     session.commit()
+    response.headers["Location"] = f"{request.url.path.rstrip('/')}/{channel.id}"
     return push_channels.public(channel)
+
+
+@router.get(
+    "/channels/{channel_id}",
+    responses=responses(404),
+    summary="One of the caller's push channels (URL masked)",
+)
+def get_channel(channel_id: ChannelId, user: CurrentUser, session: SessionDep) -> PushChannelPublic:
+    return push_channels.public(push_channels.get_channel(session, user, channel_id))
 
 
 @router.patch(

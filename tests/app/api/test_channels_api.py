@@ -28,6 +28,11 @@ def test_channels_crud_and_test(client: TestClient, receiver: HttpReceiver) -> N
     assert resp.status_code == 201, resp.text
     channel = resp.json()
     assert channel["service"] == "JSON" and channel["mode"] == "both" and "url" not in channel
+    # the created channel is where Location says, for its owner only
+    location = resp.headers["location"]
+    assert location == f"/api/v1/me/channels/{channel['id']}"
+    assert client.get(location, headers=alice).json() == channel
+    assert client.get(location, headers=bob).status_code == 404
 
     # a service token never comes back: only a masked form
     bark = {"url": "bark://me:s3cr3tpw@push.example.com/s3cr3tdevice"}
@@ -50,6 +55,10 @@ def test_channels_crud_and_test(client: TestClient, receiver: HttpReceiver) -> N
     assert receiver.requests[-1].path == "/bot"
     assert client.post(f"/api/v1/me/channels/{cid}/test", headers=bob).status_code == 404
 
+    # another user can neither change it nor learn that it exists
+    theirs = client.patch(f"/api/v1/me/channels/{cid}", headers=bob, json={"enabled": False})
+    assert theirs.status_code == 404
+    assert client.get(f"/api/v1/me/channels/{cid}", headers=alice).json()["enabled"] is True
     patched = client.patch(f"/api/v1/me/channels/{cid}", headers=alice, json={"mode": "digest"})
     assert patched.status_code == 200 and patched.json()["mode"] == "digest"
     assert client.delete(f"/api/v1/me/channels/{cid}", headers=bob).status_code == 404
