@@ -293,6 +293,7 @@ def test_every_endpoint_isolates_users(client: TestClient) -> None:
         ("POST", f"/api/v1/matches/{mid}/deliveries/{did}/resend", None),
         ("DELETE", f"/api/v1/matches/{mid}", None),
         ("GET", f"/api/v1/auth/tokens/{token_id}", None),
+        ("POST", f"/api/v1/auth/tokens/{token_id}/refresh", None),
         ("DELETE", f"/api/v1/auth/tokens/{token_id}", None),
     ]:
         resp = client.request(method, path, headers=auth_b, json=body)
@@ -304,10 +305,11 @@ def test_every_endpoint_isolates_users(client: TestClient) -> None:
         == []
     )
     assert client.get("/api/v1/auth/tokens", headers=auth_b).json()[0]["id"] != token_id
-    resp = client.post(
-        "/api/v1/matches/bulk", headers=auth_b, json={"ids": ids, "action": "delete"}
-    )
-    assert resp.json() == {"changed": 0}
+    for action in ("read", "unread", "delete"):
+        resp = client.post(
+            "/api/v1/matches/bulk", headers=auth_b, json={"ids": ids, "action": action}
+        )
+        assert resp.json() == {"changed": 0}, action
     # and A still has everything
     assert client.get(f"/api/v1/matches/{mid}", headers=auth_a).json()["read"] is False
     assert client.get(f"/api/v1/concerns/{cid}", headers=auth_a).status_code == 200

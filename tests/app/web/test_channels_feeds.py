@@ -92,8 +92,13 @@ def test_another_users_channel_is_not_found(alice_client, bob, db):
     for action in ("test", "delete"):
         response = post(alice_client, f"/settings/channels/{channel.id}/{action}", page="/settings")
         assert response.status_code == 404
+    changed = post(
+        alice_client, f"/settings/channels/{channel.id}/mode", {"mode": "digest"}, page="/settings"
+    )
+    assert changed.status_code == 404
     db.expire_all()
-    assert db.get(PushChannel, channel.id) is not None
+    kept = db.get(PushChannel, channel.id)
+    assert kept is not None and kept.mode == "instant"
 
 
 def _concern(db: Any, owner_id: int, keyword: str) -> Concern:

@@ -184,12 +184,14 @@ def test_other_users_messages_are_not_found(bob_client, db, feed, method, path):
 
 def test_bulk_ignores_other_users_ids(bob_client, db, feed):
     token = re.search(r'name="csrf_token" value="([^"]+)"', bob_client.get("/messages").text)[1]
-    bob_client.post(
-        "/messages/bulk",
-        data={"csrf_token": token, "action": "delete", "ids": [str(feed["old"].id)]},
-    )
+    read_before = feed["old"].read_at
+    for action in ("read", "unread", "delete"):
+        bob_client.post(
+            "/messages/bulk",
+            data={"csrf_token": token, "action": action, "ids": [str(feed["old"].id)]},
+        )
     db.refresh(feed["old"])
-    assert feed["old"].deleted_at is None
+    assert feed["old"].deleted_at is None and feed["old"].read_at == read_before
 
 
 def test_navigation_shows_the_unread_badge_everywhere(alice_client, feed):

@@ -164,6 +164,17 @@ def test_api_tokens_listed_and_revoked(alice_client, bob_client, db, alice, bob)
     assert (
         post(bob_client, f"/settings/tokens/{mine.id}/revoke", page="/settings").status_code == 404
     )
+    # another user can neither extend it; its owner can
+    before = mine.expires_at
+    assert (
+        post(bob_client, f"/settings/tokens/{mine.id}/refresh", page="/settings").status_code == 404
+    )
+    db.refresh(mine)
+    assert mine.expires_at == before
+    assert (
+        post(alice_client, f"/settings/tokens/{mine.id}/refresh", page="/settings").status_code
+        == 303
+    )
     assert (
         post(alice_client, f"/settings/tokens/{mine.id}/revoke", page="/settings").status_code
         == 303
