@@ -499,6 +499,8 @@ def _store(
         metrics.MATCHES.inc(len(created))
     if state.pages_fetched % 10 == 0 and len(state.harvest) < 200:
         state.harvest.append([state.pages_fetched, state.pages_matched])
+    if state.pages_fetched in _EARLY_PROGRESS:
+        _write_progress(engine, state)  # before the first checkpoint, the list showed 0 pages
 
 
 def _enqueue(session: Session, matches: list[Match]) -> int:
@@ -521,6 +523,26 @@ def _checkpoint(engine: Engine, site: Site, scorers: list[ConcernScorer], state:
     return bool(scorers)
 
 
+_EARLY_PROGRESS = frozenset({1, 5, 10})
+"""Pages after which a visit's count is written before its first checkpoint (at 20 pages, a
+polite visit of one host reaches it after 20 s or more)."""
+
+
+def _write_progress(engine: Engine, state: _RunState) -> None:
+    """The visit's counts so far on its run (the user sees them grow while it runs)."""
+    with Session(engine) as session:
+        _counts_on_run(session, state)
+        session.commit()
+
+
+def _counts_on_run(session: Session, state: _RunState) -> None:
+    run = session.get(CrawlRun, state.run_id) if state.run_id else None
+    if run is not None and run.status == "running":
+        run.pages_fetched, run.pages_new = state.pages_fetched, state.pages_new
+        run.pages_matched, run.errors = state.pages_matched, state.errors
+        session.add(run)
+
+
 def _save_checkpoint(
     engine: Engine, site_id: int, checkpoint: dict[str, Any], state: _RunState
 ) -> set[int]:
@@ -533,11 +555,7 @@ def _save_checkpoint(
         if site is not None:
             site.checkpoint = {**(site.checkpoint or {}), "crawl": checkpoint}
             session.add(site)
-        run = session.get(CrawlRun, state.run_id) if state.run_id else None
-        if run is not None and run.status == "running":
-            run.pages_fetched, run.pages_new = state.pages_fetched, state.pages_new
-            run.pages_matched, run.errors = state.pages_matched, state.errors
-            session.add(run)
+        _counts_on_run(session, state)
         session.commit()  # a checkpoint must outlive the crawl's process to resume it
     return {int(i) for i in live if i is not None}
 

@@ -214,6 +214,16 @@ def test_a_visit_shows_its_progress_as_it_goes_and_its_harvest_ends_at_its_total
         return live
 
     monkeypatch.setattr(crawling, "_save_checkpoint", watched)
+    early: list[int] = []
+    store = crawling._store
+
+    def store_and_look(engine_, site, scorers, event, state) -> None:  # type: ignore[no-untyped-def]
+        store(engine_, site, scorers, event, state)
+        if state.pages_fetched == 1:  # the list shows the visit's first page at once
+            with Session(engine_) as s:
+                early.append(s.get(CrawlRun, state.run_id).pages_fetched)
+
+    monkeypatch.setattr(crawling, "_store", store_and_look)
     site_server = NewsSite(articles=45)
     with site_server.serve() as seed, Session(engine) as session:
         site_id, _ = make_concerns(session, seed, [["足球"]])
@@ -224,6 +234,7 @@ def test_a_visit_shows_its_progress_as_it_goes_and_its_harvest_ends_at_its_total
         assert counts == sorted(counts) and counts[0] > 0
         run = session.exec(select(CrawlRun)).one()
         assert run.pages_fetched == 46 and counts[-1] < 46
+        assert early == [1], "the count is on the run from the first page on"
         # the last sample of the visit's harvest is its totals (the end of the visit's pushes)
         assert run.stats["harvest"][-1] == [run.pages_fetched, run.pages_matched]
 
