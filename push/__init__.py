@@ -24,7 +24,7 @@ from push.channels import (
 )
 from push.digest import DEFAULT_CAP, Digest, DigestGroup, DigestItem, build_digest, shorten, why
 from push.errors import ConfigError, PushError, RenderError
-from push.explain import explain_why, own_and_learned, site_area
+from push.explain import explain_why, keyword_fields, own_and_learned, site_area
 from push.message import Channel, DeliveryResult, Message, stable_id
 from push.render import Rendered, Renderer, language
 from push.titles import clean_title, site_suffixes, summary
@@ -59,6 +59,7 @@ __all__ = [
     "fit_sms",
     "inspect_url",
     "is_gsm7",
+    "keyword_fields",
     "language",
     "new_secret",
     "own_and_learned",

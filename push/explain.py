@@ -14,7 +14,7 @@ from typing import Any
 
 from push.digest import why
 
-__all__ = ["explain_why", "own_and_learned", "site_area"]
+__all__ = ["explain_why", "keyword_fields", "own_and_learned", "site_area"]
 
 _PLACES = {
     "zh": {
@@ -89,6 +89,15 @@ def own_and_learned(
     shown = set(learned)
     own = [k for k in keywords if k not in shown]
     return own, [t for t in keywords if t in shown] + [t for t in learned if t not in keywords]
+
+
+def keyword_fields(
+    keywords: Sequence[str], explanation: Mapping[str, Any] | None
+) -> dict[str, list[str]]:
+    """``own_and_learned`` as a match's fields (the API's and the webhook events'):
+    ``matched_keywords`` and ``learned_terms``."""
+    own, learned = own_and_learned(keywords, explanation)
+    return {"matched_keywords": own, "learned_terms": learned}
 
 
 def site_area(explanation: Mapping[str, Any]) -> float | None:

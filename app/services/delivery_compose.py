@@ -31,8 +31,8 @@ from push import (
     envelope,
     explain_why,
     fit_sms,
+    keyword_fields,
     language,
-    own_and_learned,
     shorten,
     site_suffixes,
     stable_id,
@@ -253,13 +253,7 @@ class Composer:
             "url": m.url,
             "snippet": m.snippet,
             "score": m.score,
-            **dict(
-                zip(
-                    ("matched_keywords", "learned_terms"),
-                    own_and_learned(m.matched_keywords, m.explanation),
-                    strict=True,
-                )
-            ),
+            **keyword_fields(m.matched_keywords, m.explanation),
             "why": item.why,
             # as the API writes times (``…Z``)
             "created_at": m.created_at.isoformat().replace("+00:00", "Z"),

@@ -35,7 +35,7 @@ from sqlmodel import Session, col, select
 
 from app.models import Concern, Match, MatchPublic, User, UTCDateTime, concerns_query, utcnow
 from app.services.errors import Invalid, NotFound
-from push import explain_why, language, own_and_learned
+from push import explain_why, keyword_fields, language, own_and_learned
 
 MAX_LIMIT = 200
 MAX_BULK = 500
@@ -316,7 +316,7 @@ def list_match_rows(
             "url": url,
             "snippet": snippet,
             "score": score,
-            **_terms(keywords, explanation),
+            **keyword_fields(keywords, explanation),
             "explanation": explanation,
             "read": read_at is not None,
             "created_at": created_at,
@@ -334,12 +334,6 @@ def list_match_rows(
         last = rows[limit - 1]
         next_cursor = _cursor_of(last.created_at, last.id)
     return items, next_cursor
-
-
-def _terms(keywords: list[str], explanation: Any) -> dict[str, list[str]]:
-    """``matched_keywords`` (the user's own words) and ``learned_terms`` (the model's)."""
-    own, learned = own_and_learned(keywords, explanation)
-    return {"matched_keywords": own, "learned_terms": learned}
 
 
 def list_match_views(
