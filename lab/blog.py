@@ -151,7 +151,8 @@ class _Post:
     tags: list[str]
     url: str = ""
     football: bool = False
-    cites: str = ""
+    cites: _Post | None = None
+    """A post of another blog on the same subject this one links to."""
 
 
 @dataclass
@@ -296,9 +297,8 @@ class _Builder:
             f"<p>{html.escape(p)}</p>" for p in _paragraphs(post.doc, blog.lang, rng)
         )
         cites = ""
-        if post.cites:
-            cited = self.cited_title(post.cites)
-            cites = f"<p>{blog.words('via')} {_a(post.cites, cited)}</p>"
+        if post.cites is not None:
+            cites = f"<p>{blog.words('via')} {_a(post.cites.url, post.cites.doc.title)}</p>"
         tags = " ".join(_a(self.tag_url(blog, t), t) for t in post.tags)
         nav = []
         if i + 1 < len(blog.posts):
@@ -334,13 +334,6 @@ class _Builder:
                 post.football,
             ),
         )
-
-    def cited_title(self, url: str) -> str:
-        for blog in self.blogs:
-            for p in blog.posts:
-                if p.url == url:
-                    return p.doc.title
-        return url
 
     def listing(
         self, blog: _Blog, first: str, title: str, posts: list[_Post], kind: str, category: str
@@ -482,7 +475,7 @@ def _cite(rng: random.Random, blogs: list[_Blog]) -> None:
             if rng.random() < 0.15:
                 others = [p for b, p in by_subject[post.doc.category] if b is not blog]
                 if others:
-                    post.cites = rng.choice(others).url
+                    post.cites = rng.choice(others)
 
 
 def _lists(builder: _Builder, blog: _Blog) -> None:
