@@ -184,7 +184,7 @@ class _Blog:
 
     def slug(self, name: str) -> str:
         if self.lang == "en":
-            return re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-") or "x"
+            return _slug(name) or "x"
         return str(sorted(set(self.categories.values()) | {name}).index(name) + 1)
 
 
@@ -214,6 +214,11 @@ def _tags(doc: Doc, lang: str) -> list[str]:
     return list(dict.fromkeys(words))[:3]
 
 
+def _slug(text: str) -> str:
+    """``text`` as an English URL word: lower case, runs of other characters made one ``-``."""
+    return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")
+
+
 def _a(url: str, text: str) -> str:
     return f"<a href='{html.escape(url)}'>{html.escape(text)}</a>"
 
@@ -227,13 +232,12 @@ class _Builder:
         self.blogs = blogs
         self.rng = rng
         self.pages: dict[str, _Page] = {}
+        self._frames: dict[str, tuple[str, str]] = {}
+        """Per blog, its header and sidebar (the same on every page, once its posts are in)."""
 
     def permalink(self, blog: _Blog, post: _Post) -> str:
         if blog.style == "date":
-            if blog.lang == "en":
-                slug = re.sub(r"[^a-z0-9]+", "-", post.doc.title.lower()).strip("-")[:60]
-            else:
-                slug = str(post.id)
+            slug = _slug(post.doc.title)[:60] if blog.lang == "en" else str(post.id)
             return f"{blog.base}{post.day:%Y/%m/%d}/{slug or post.id}/"
         if blog.style == "archives":
             return f"{blog.base}archives/{post.id}.html"
@@ -269,7 +273,7 @@ class _Builder:
         return f"{blog.base}category/{blog.slug(name)}/"
 
     def tag_url(self, blog: _Blog, tag: str) -> str:
-        slug = re.sub(r"[^a-z0-9]+", "-", tag.lower()).strip("-")
+        slug = _slug(tag)
         if blog.lang == "zh" or not slug:
             slug = str(abs(hash_tag(tag)))
         return f"{blog.base}tag/{slug}/"
@@ -285,8 +289,11 @@ class _Builder:
 
     def add(self, blog: _Blog, page: _Page) -> None:
         self.pages[page.url] = page
+        frame = self._frames.get(blog.handle)
+        if frame is None:
+            frame = self._frames[blog.handle] = (self.header(blog), self.sidebar(blog))
         page.main = (
-            f"{self.header(blog)}<main>{page.main}</main>{self.sidebar(blog)}"
+            f"{frame[0]}<main>{page.main}</main>{frame[1]}"
             f"<footer><p>© {html.escape(blog.author)} · {html.escape(blog.name)}</p></footer>"
         )
 
