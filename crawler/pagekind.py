@@ -104,6 +104,19 @@ _NAMED_ID = re.compile(
 )
 """A number after a word that names one item (``/post/231/``, ``/article/87.html``): its id,
 not a page number. Not after a letter alone: ``/p/2/`` is as often a list's second page."""
+_LIST_PAGE = re.compile(
+    r"/(?:page|pages|paged)/\d+/?$|[/_-](?:page|index|list)[_-]?\d+(?:\.\w+)?$", re.I
+)
+"""A list's page by number, said in words (``/page/2/``, ``list_3.html``, ``index_2.shtml``):
+what blog engines and content systems call their lists' later pages. A bare number
+(``/story/2/``) may be an article's second page, and counts as any list-like path."""
+_TERM_LIST = re.compile(r"/(?:tag|tags|category|categories)/[^/]+/?$", re.I)
+"""A tag's or a category's list (``/tag/wales/``): the segment after the word is the term."""
+_PAGE_TITLE = re.compile(
+    r"(?:^|[\s·|_–—:-])(?:page|p\.)\s*\d+(?:\s*(?:of|/)\s*\d+)?(?=\s*(?:$|[·|_–—-]))|第\s*\d+\s*页",
+    re.I,
+)
+"""A title or heading that names a page of a list by number ("Sport – Page 6", 第2页)."""
 TEASER_LINKS = 3
 _TEASER_SHARE = 0.35
 """A main block with ``TEASER_LINKS`` or more headline links whose longest stretch of running
@@ -163,9 +176,12 @@ def headline_sized(text: str) -> bool:
 
 
 def _headline(title: str, h1: str) -> bool:
-    """An ``<h1>`` long enough to be a headline, repeated by the title."""
+    """An ``<h1>`` long enough to be a headline, repeated by the title, that is not a list's
+    heading naming its page ("Archive: 2024-05 · Page 3")."""
     h, t = _norm(h1), _norm(title)
-    return bool(h and t) and headline_sized(h1) and (h in t or t in h)
+    return (
+        bool(h and t) and headline_sized(h1) and (h in t or t in h) and not _PAGE_TITLE.search(h1)
+    )
 
 
 def _url_evidence(url: str) -> list[tuple[float, str]]:
@@ -191,7 +207,14 @@ def _url_evidence(url: str) -> list[tuple[float, str]]:
             if segment
         )
     ):
-        out.append((-1.5, "list-like path"))
+        if _LIST_PAGE.search(path) or _TERM_LIST.search(path):
+            # a list's later page, or a tag's or category's list, by the words blog engines
+            # and content systems use: on two blog webs a month's or a category's last page
+            # of one or two long excerpts under a heading repeated by the title, or a tag's
+            # list of two, outweighed the path and was pushed as a post
+            out.append((-3.0, "a list's path"))
+        else:
+            out.append((-1.5, "list-like path"))
         listed = True
     elif (
         path.endswith("/")

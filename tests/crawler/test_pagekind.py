@@ -211,6 +211,73 @@ def test_lists_of_teasers_are_hubs(url: str, html: str) -> None:
     assert any("headlines" in why for why in page.kind_evidence)
 
 
+@pytest.mark.parametrize(
+    ("url", "title", "heading", "teasers"),
+    [
+        # a category's last page: one post and its long excerpt, under a heading that the
+        # title repeats, as blog engines title a list's later pages
+        (
+            "https://blog.example.com/category/sport/page/6/",
+            "Sport – Page 6 – A Blog",
+            "Sport – Page 6",
+            1,
+        ),
+        (
+            "https://blog.example.com/2024/05/page/3/",
+            "Archive: May 2024 · Page 3 | A Blog",
+            "Archive: May 2024 · Page 3",
+            2,
+        ),
+        (
+            "http://blog.example.cn/category/tiyu/index_3.html",
+            "体育 – 第3页 – 山中来信",
+            "体育 – 第3页",
+            1,
+        ),
+        # a tag's list of two posts
+        (
+            "https://blog.example.com/tag/wales/",
+            "Posts tagged “wales” – A Blog",
+            "Posts tagged “wales”",
+            2,
+        ),
+    ],
+)
+def test_a_lists_last_page_of_one_or_two_teasers_is_a_hub(
+    url: str, title: str, heading: str, teasers: int
+) -> None:
+    """Too few teasers to read as a list (a blog engine's excerpt of about fifty words under
+    each), and as much running text as a short post: the path and a heading that names the
+    list's page say what the page is."""
+    html = (
+        f"<html><head><title>{title}</title></head><body><main><h1>{heading}</h1>"
+        + _teasers(teasers, "Manager named ahead of the derby at the weekend", _EXCERPT_EN)
+        + "</main></body></html>"
+    )
+    page = parse_html(html, url)
+    assert page.kind == HUB, page.kind_evidence
+    assert "headline h1 = title" not in page.kind_evidence
+
+
+def test_an_articles_second_page_by_a_bare_number_is_still_an_item() -> None:
+    """A story split over pages (``/slug/2/``) names its page by a number alone; "Page 2" in
+    the heading of a story about a newspaper's page 3 is a headline still."""
+    html = (
+        "<html><head><title>The day the cup came home, page 2</title></head><body><main>"
+        f"<h1>The day the cup came home, page 2</h1><p>{PARA_EN}</p><p>{PARA_EN}</p></main>"
+        "</body></html>"
+    )
+    page = parse_html(html, "https://news.example.com/sport/the-day-the-cup-came-home/2/")
+    assert page.kind == ITEM, page.kind_evidence
+    story = parse_html(
+        "<html><head><title>Why Page 3 mattered to a generation of readers</title></head>"
+        f"<body><main><h1>Why Page 3 mattered to a generation of readers</h1><p>{PARA_EN}</p>"
+        "</main></body></html>",
+        "https://news.example.com/media/why-page-3-mattered-to-a-generation",
+    )
+    assert story.kind == ITEM and "headline h1 = title" in story.kind_evidence
+
+
 def test_a_story_followed_by_related_headlines_is_an_item() -> None:
     related = "".join(
         f"<li><a href='/news/related-story-number-{i}'>Another story about the cup draw {i}</a>"

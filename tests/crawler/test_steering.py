@@ -720,10 +720,11 @@ async def test_a_list_of_pages_at_directory_urls_counts_as_one_that_opens_items(
 
 
 def test_links_of_a_shape_already_fetched_open_nothing_by_their_number() -> None:
-    # A tag cloud: every tag page lists ten more tag pages. The first list of them is a list
-    # of pages of a shape never fetched (expected to hold an item or two); once tag pages
-    # have been fetched and found to be lists, more of them reveal nothing, and the tags'
-    # worth as lists decays with every one fetched, as a calendar's does.
+    # A topic cloud: every topic page lists ten more topic pages (a path that may still be an
+    # item's; a tag's, /tag/x/, is a list by its path alone). The first list of them is a
+    # list of pages of a shape never fetched (expected to hold an item or two); once topic
+    # pages have been fetched and found to be lists, more of them reveal nothing, and the
+    # topics' worth as lists decays with every one fetched, as a calendar's does.
     from crawler.judgment import Judge
 
     profile = TopicProfile.from_keywords([TOPIC])
@@ -734,18 +735,18 @@ def test_links_of_a_shape_already_fetched_open_nothing_by_their_number() -> None
 
     def tag_page(path: str) -> None:
         nonlocal n
-        links = [Link(url(f"/tag/t{n + i}/"), anchor="标签") for i in range(1, 11)]
+        links = [Link(url(f"/topic/t{n + i}/"), anchor="话题") for i in range(1, 11)]
         n += 10
-        tags = Page(url(path), url(path), 200, title="标签", kind="hub", links=links)
+        tags = Page(url(path), url(path), 200, title="话题", kind="hub", links=links)
         steer.score_links(tags, Relevance(0.0, 0.5, False, probability=0.0), 1)
 
-    tag_page("/tags.html")
-    first = steer.stats[steer._keys(url("/tags.html"))[-1]]
-    assert first.opened == 1  # ten tags never fetched: about three items expected
+    tag_page("/topics.html")
+    first = steer.stats[steer._keys(url("/topics.html"))[-1]]
+    assert first.opened == 1  # ten topics never fetched: about three items expected
     for _ in range(5):
-        tag_page(f"/tag/t{n}/")
-    keys = steer._keys(url("/tag/t99/"))
-    # only the first tag page, read while no tag page had been fetched, counts as one that
+        tag_page(f"/topic/t{n}/")
+    keys = steer._keys(url("/topic/t99/"))
+    # only the first topic page, read while no tag page had been fetched, counts as one that
     # opened something
     assert steer.stats[keys[-1]].hubs == 5 and steer.stats[keys[-1]].opened == 1
     assert steer._opens(keys) == pytest.approx(2 / 6)
