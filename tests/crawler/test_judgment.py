@@ -1563,13 +1563,37 @@ def test_a_fit_whose_held_out_scores_rank_nothing_keeps_the_model_before_it(
     assert flat[0] == judgment._FLAT
     judge = Judge(profile())
     pages = visit(random.Random(4), 150)
-    pushed_in(judge, pages)
+    for page in pages:
+        judge.judge(page)
     model, scale, mid, held = judge.model, judge.scale, judge.mid, dict(judge.held)
     assert model is not None and scale > 0.01
-    # such a fit (each page would get the same probability) leaves the model before it
+    # during a visit such a fit (each page would get the same probability) leaves the model
+    # before it: the crawl steers by it, and the next fit has more pages
     monkeypatch.setattr(judgment, "_platt", lambda scores, labels: flat)
     assert judge._fit_once(judge.seen, [float(s.positive) for s in judge.seen], {}) is None
     assert (judge.model, judge.scale, judge.mid, judge.held) == (model, scale, mid, held)
+
+
+def test_a_visit_whose_last_fit_ranks_nothing_pushes_what_the_words_carry(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """At the end of a visit a fit that ranks nothing has read every page the model knows of:
+    the fit before it, on fewer of them, does not judge the visit (it set every page at about
+    the same probability, above the threshold); what the user's words carry is pushed."""
+    from crawler import judgment
+
+    pages = visit(random.Random(4), 150)
+    literal = {page.url for page in pages if "足球" in page.title}
+    judge = Judge(profile())
+    for page in pages:
+        judge.judge(page)
+    assert judge.model is not None
+    flat = judgment._platt([2.0, 1.0, 0.0, -1.0], [0.0, 0.0, 1.0, 1.0])
+    monkeypatch.setattr(judgment, "_platt", lambda scores, labels: flat)
+    pushed = {url for url, _ in judge.finish()} | {s.url for s in judge.seen if s.pushed}
+    assert judge.model is None and judge.learned_terms() == []
+    assert literal and pushed == literal
+    assert judge.state()["weights"] == {}  # the next visit starts afresh
 
 
 def test_after_a_fit_that_learned_nothing_the_next_waits_as_after_one_that_did(
