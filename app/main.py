@@ -12,8 +12,10 @@ from typing import Any
 from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse, Response
 from sqlalchemy import text
+from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from app import api, embedded, metrics, web
+from app.api.errors import on_http_error as api_http_error
 from app.api.errors import on_service_error
 from app.core.config import Settings, get_settings
 from app.core.db import get_engine
@@ -121,6 +123,16 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         return await web.throttled_page(request, exc)
 
     app.add_exception_handler(Throttled, on_throttled)
+
+    async def on_http_error(request: Request, exc: Exception) -> Response:
+        """An address no route knows: the site's "not found" page for a browser, the API's
+        JSON error (or the framework's default) for anyone else."""
+        assert isinstance(exc, StarletteHTTPException)
+        if exc.status_code in (404, 405) and web.wants_page(request):
+            return await web.not_found_page(request, exc.status_code)
+        return await api_http_error(request, exc)
+
+    app.add_exception_handler(StarletteHTTPException, on_http_error)
     _install_metrics(app)
     return app
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import logging
 from pathlib import Path
+from typing import Any
 from urllib.parse import quote
 
 from fastapi import FastAPI, Request
@@ -142,6 +143,54 @@ def install(app: FastAPI) -> None:
     app.add_exception_handler(LoginRequired, on_login_required)
     app.add_exception_handler(PageNotFound, on_not_found)
     app.add_exception_handler(CsrfError, on_csrf)
+
+
+def wants_page(request: Request) -> bool:
+    """Whether a request that matched no route came from a browser asking for a page: not
+    under ``/api/`` and accepting HTML (an API client or a script keeps the JSON answer)."""
+    from app.api.errors import API_PREFIX
+
+    if request.url.path.startswith(API_PREFIX) or request.method not in ("GET", "HEAD"):
+        return False
+    return "text/html" in request.headers.get("accept", "")
+
+
+def _visitor(request: Request) -> Any:
+    """The signed-in user of a request no page route handled (their language, the header's
+    menu and unread count), or None."""
+    from sqlmodel import Session
+
+    from app.core.db import get_engine
+    from app.services.matches import unread_count
+    from app.web.sessions import session_user
+
+    with Session(get_engine(), expire_on_commit=False) as db:
+        user = session_user(request, db)
+        if user is not None:
+            request.state.unread_count = unread_count(db, user)
+        db.commit()
+    return getattr(request.state, "web_user_copy", None)
+
+
+async def not_found_page(request: Request, status_code: int = 404) -> Response:
+    """The site's own "not found" page, in the visitor's language, for an address no route
+    knows (a mistyped or outdated link followed in a browser)."""
+    from starlette.concurrency import run_in_threadpool
+
+    from app.web.forms import message
+    from app.web.templating import render
+
+    user = await run_in_threadpool(_visitor, request)
+    return render(
+        request,
+        "error.html",
+        {
+            "heading": message(request, user, "Not found"),
+            "detail": message(request, user, "There is nothing here, or it is not yours."),
+        },
+        user=user,
+        status_code=status_code,
+    )
 
 
 async def throttled_page(request: Request, exc: Exception) -> Response:

@@ -20,3 +20,24 @@ def test_api_docs_load_their_assets_from_this_app(client: Any) -> None:
         assert f'src="/static/apidocs/{asset}"' in page.text
         assert "https://" not in page.text and "<script>" not in page.text  # no CDN, no inline
         assert client.get(f"/static/apidocs/{asset}").status_code == 200
+
+
+def test_an_unknown_address_shows_the_sites_not_found_page(client: Any, alice_client: Any) -> None:
+    html = {"Accept": "text/html,application/xhtml+xml,*/*;q=0.8"}
+    page = client.get("/no/such/page", headers={**html, "Accept-Language": "zh-CN,zh;q=0.9"})
+    assert page.status_code == 404
+    assert page.headers["content-type"].startswith("text/html")
+    assert "找不到" in page.text or "不存在" in page.text
+    assert "Not Found" not in page.text and '"detail"' not in page.text
+    english = client.get("/no/such/page", headers={**html, "Accept-Language": "en"})
+    assert english.status_code == 404 and "Not found" in english.text
+    # a signed-in reader gets it in the profile's language, with the site's menu
+    mine = alice_client.get("/concerns/x/y/z", headers={**html, "Accept-Language": "en"})
+    assert mine.status_code == 404 and 'href="/messages"' in mine.text
+
+
+def test_api_and_scripts_keep_the_json_not_found(client: Any) -> None:
+    api = client.get("/api/v1/no-such-thing", headers={"Accept": "text/html"})
+    assert api.status_code == 404 and api.json()["error"]["code"] == "not_found"
+    script = client.get("/no/such/page", headers={"Accept": "application/json"})
+    assert script.status_code == 404 and script.json() == {"detail": "Not Found"}
