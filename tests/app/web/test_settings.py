@@ -374,3 +374,33 @@ def test_a_webhook_that_answered_410_says_so_until_its_url_is_saved_again(alice_
     db.refresh(alice)
     assert alice.webhook_disabled_at is None
     assert 'id="webhook-gone"' not in alice_client.get("/settings").text
+
+
+@pytest.mark.parametrize(
+    ("path", "fields", "card"),
+    [
+        ("/settings/password", {"current_password": "not-it", "password": "brand-new-pass",
+                                "password2": "brand-new-pass"}, "password-form"),
+        ("/settings/password", {"current_password": PASSWORD, "password": "brand-new-pass",
+                                "password2": "other-new-pass"}, "password-form"),
+        ("/settings/delete", {"delete_password": "nope"}, "your-data"),
+        ("/settings/webhook", {"webhook_url": "http://10.0.0.1/hook"}, "webhook"),
+        ("/settings/channels", {"channel_url": "not a url at all"}, "channels"),
+    ],
+    ids=["wrong-password", "passwords-differ", "delete", "webhook", "channel"],
+)  # fmt: skip
+def test_an_error_far_down_the_page_is_summed_up_at_its_top(alice_client, path, fields, card):
+    response = post(alice_client, path, fields, page="/settings")
+    assert response.status_code >= 400
+    page = response.text
+    summary = page.index('id="error-summary"')
+    assert summary < page.index('id="profile-form"')  # before the first card, seen at once
+    assert "没有做任何更改" in page[summary:]
+    item = page[summary : page.index("</div>", summary)]
+    assert f'href="#{card}"' in item
+    field_error = re.search(r'<div class="field-error">([^<]+)</div>', page)
+    assert field_error and field_error.group(1) in item
+
+
+def test_a_page_without_errors_has_no_summary(alice_client):
+    assert 'id="error-summary"' not in alice_client.get("/settings").text
