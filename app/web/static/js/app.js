@@ -16,7 +16,10 @@ document.addEventListener("click", function (e) {
 });
 document.addEventListener("submit", function (e) {
   var form = e.target;
-  var text = form.getAttribute && form.getAttribute("data-confirm");
+  // a form asks before it does something that cannot be undone; so does one of its buttons
+  var button = e.submitter;
+  var text = (button && button.getAttribute("data-confirm")) ||
+    (form.getAttribute && form.getAttribute("data-confirm"));
   if (text && !window.confirm(text)) { e.preventDefault(); return; }
   // a new account takes the browser's time zone (digest and quiet hours are local times)
   var zone = form.querySelector && form.querySelector("input[data-browser-zone]");

@@ -1,0 +1,129 @@
+"""Details of the real pages in headless Chromium: what asks before it deletes, and what the
+style sheet shows or hides at 1280 and 375 px."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from tests.app.web import test_browser
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+
+smtp, live = test_browser.smtp, test_browser.live
+EMAIL = "xiaoli@example.com"
+PASSWORD = "correct-horse-battery"
+
+
+def _reader(matches: int = 3) -> dict[str, Any]:
+    """A verified reader with a concern and ``matches`` messages; their ids."""
+    from sqlmodel import Session
+
+    from app.core.db import get_engine
+    from app.models import utcnow
+    from tests.factories import make_account, make_concern, make_match
+
+    with Session(get_engine(), expire_on_commit=False) as db:
+        user = make_account(db, EMAIL, PASSWORD, email_verified_at=utcnow())
+        concern = make_concern(db, user)
+        found = [make_match(db, concern, n, age_minutes=n) for n in range(matches)]
+        return {"user": user.id, "concern": concern, "matches": [m.id for m in found]}
+
+
+def _alive(match_id: int) -> bool:
+    from sqlmodel import Session
+
+    from app.core.db import get_engine
+    from app.models import Match
+
+    with Session(get_engine()) as db:
+        match = db.get(Match, match_id)
+        return match is not None and match.deleted_at is None
+
+
+def _account_exists(user_id: int) -> bool:
+    from sqlmodel import Session
+
+    from app.core.db import get_engine
+    from app.models import User
+
+    with Session(get_engine()) as db:
+        return db.get(User, user_id) is not None
+
+
+def _log_in(page: Any, base: str) -> None:
+    page.goto(base + "/login")
+    page.fill("#email", EMAIL)
+    page.fill("#password", PASSWORD)
+    page.click("main button[type=submit]")
+    page.wait_for_url(base + "/messages")
+
+
+def _browser(p: Any, width: int = 1280) -> Any:
+    browser = p.chromium.launch(
+        executable_path=test_browser.CHROMIUM, args=test_browser.CHROMIUM_ARGS
+    )
+    context = browser.new_context(
+        locale="zh-CN",
+        viewport={"width": width, "height": 860 if width > 500 else 740},
+        extra_http_headers={"Accept-Language": "zh-CN,zh;q=0.9"},
+    )
+    page = context.new_page()
+    page.set_default_timeout(15_000)
+    return browser, page
+
+
+def test_deleting_a_message_or_the_account_asks_first(live: dict[str, Any]) -> None:
+    from playwright.sync_api import expect, sync_playwright
+
+    base = live["url"]
+    data = _reader()
+    first, second, third = data["matches"]
+    asked: list[str] = []
+    answer = {"accept": False}
+
+    def on_dialog(dialog: Any) -> None:
+        asked.append(dialog.message)
+        dialog.accept() if answer["accept"] else dialog.dismiss()
+
+    with sync_playwright() as p:
+        browser, page = _browser(p)
+        page.on("dialog", on_dialog)
+        _log_in(page, base)
+
+        # one message, from its page: cancelled, then confirmed
+        page.goto(base + f"/messages/{first}")
+        page.click("#delete-message")
+        expect(page).to_have_url(base + f"/messages/{first}")
+        assert asked == ["删除这条消息？"] and _alive(first)
+        answer["accept"] = True
+        page.click("#delete-message")
+        page.wait_for_url(base + "/messages")
+        assert not _alive(first)
+
+        # the list's bulk delete asks; marking read does not
+        asked.clear()
+        page.check(f"input[name=ids][value='{second}']")
+        page.click("#bulk button[value=read]")
+        page.wait_for_load_state()
+        assert asked == []
+        answer["accept"] = False
+        page.check(f"input[name=ids][value='{third}']")
+        page.click("#bulk button[value=delete]")
+        assert asked == ["删除选中的消息？"] and _alive(third)
+        answer["accept"] = True
+        page.click("#bulk button[value=delete]")
+        expect(page.locator(f"#m{third}")).to_have_count(0)
+        assert not _alive(third) and _alive(second)
+
+        # the account: cancelled, it stays
+        asked.clear()
+        answer["accept"] = False
+        page.goto(base + "/settings")
+        page.fill("#delete_password", PASSWORD)
+        page.click("#delete-form button[type=submit]")
+        expect(page).to_have_url(base + "/settings")
+        assert len(asked) == 1 and "无法撤销" in asked[0]
+        assert _account_exists(data["user"])
+        browser.close()
