@@ -285,6 +285,21 @@ def test_check_now_on_an_unchanged_site_says_so(alice_client, db, alice):
     assert "失败：timeout: /" in alice_client.get("/concerns").text
 
 
+def test_an_interrupted_visit_does_not_pass_for_a_finished_one(alice_client, db, alice):
+    from tests.factories import make_run
+
+    concern = make_concern(db, alice)
+    make_run(db, concern, 37, 2, status="interrupted")
+    page = alice_client.get("/concerns").text
+    assert "在抓取 37 个页面后中断" in page and "抓取了 37 个页面" not in page
+    alice.language = "en"
+    db.add(alice)
+    db.commit()
+    page = alice_client.get("/concerns").text
+    assert "stopped before it finished, after 37 pages" in page
+    assert "37 pages fetched" not in page
+
+
 def test_synonyms_on_the_form_and_strategy_under_advanced(alice_client, site_url, db, alice):
     form = alice_client.get("/concerns/new").text
     assert 'id="synonyms"' in form and "同义词" in form
