@@ -35,6 +35,7 @@ from app.services import feedback as feedback_svc
 from app.services import runs
 from app.services.errors import NotFound, ServiceError
 from app.services.visits import VisitState, request_visit
+from app.web import failures
 from app.web.csrf import csrf_protect
 from app.web.forms import errors_for, kept, message, read_form, validation_errors
 from app.web.sessions import CurrentUser, Db, PageNotFound, flash
@@ -245,7 +246,7 @@ def concern_list(request: Request, db: Db, user: CurrentUser) -> Response:
     return render(
         request,
         "concerns/list.html",
-        {"concerns": public, "last_runs": last},
+        {"concerns": public, "last_runs": last, "failure": failures.visit_failure},
         user=user,
     )
 

@@ -17,6 +17,7 @@ from app.services import concerns as concern_svc
 from app.services import feedback as feedback_svc
 from app.services import runs as svc
 from app.services.errors import NotFound
+from app.web import failures
 from app.web.forms import message
 from app.web.sessions import CurrentUser, Db, PageNotFound
 from app.web.templating import render, user_zone
@@ -87,6 +88,7 @@ def concern_report(request: Request, db: Db, user: CurrentUser, concern_id: int)
         "concerns/report.html",
         {
             "concern": concern,
+            "failure": failures.visit_failure,
             "learned": feedback_svc.learned_terms(concern),
             "sparse": feedback_svc.sparse_words(concern),
             "verdicts": feedback_svc.feedback_count(db, concern_id),

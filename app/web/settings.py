@@ -41,6 +41,7 @@ from app.services import (
     verification,
 )
 from app.services.errors import NotFound, ServiceError, Throttled
+from app.web import failures
 from app.web.csrf import csrf_protect
 from app.web.forms import (
     errors_for,
@@ -51,7 +52,7 @@ from app.web.forms import (
     validation_errors,
 )
 from app.web.sessions import CurrentUser, Db, PageNotFound, flash, login, logout
-from app.web.templating import redirect, render
+from app.web.templating import redirect, render, request_language
 
 logger = logging.getLogger(__name__)
 
@@ -352,7 +353,9 @@ async def test_channel(request: Request, db: Db, user: CurrentUser, channel: str
     if result.ok:
         flash(request, "Test message sent.", "success")
     else:
-        flash(request, "The test failed: %(error)s", "error", error=result.error or "")
+        logger.info("a test message to the user's %s failed: %s", channel, result.error)
+        reason = failures.send_text(request_language(request, user), result.error)
+        flash(request, "The test failed: %(error)s", "error", error=reason)
     return redirect("/settings")
 
 
@@ -453,7 +456,9 @@ async def test_push_channel(
     if result.ok:
         flash(request, "Test message sent.", "success")
     else:
-        flash(request, "The test failed: %(error)s", "error", error=result.error or "")
+        logger.info("a test message to push channel %s failed: %s", channel_id, result.error)
+        reason = failures.send_text(request_language(request, user), result.error)
+        flash(request, "The test failed: %(error)s", "error", error=reason)
     return redirect("/settings#channels")
 
 

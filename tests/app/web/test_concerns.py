@@ -281,8 +281,28 @@ def test_check_now_on_an_unchanged_site_says_so(alice_client, db, alice):
     make_run(db, concern, 1, 0, status="not_modified")
     page = alice_client.get("/concerns")
     assert "网站自上次以来没有变化，下次访问" in page.text
-    make_run(db, concern, 1, 0, status="failed", error="timeout: /")
-    assert "失败：timeout: /" in alice_client.get("/concerns").text
+    make_run(
+        db, concern, 1, 0, status="failed", error="FetchTimeout: http://127.0.0.1:9/: timed out"
+    )
+    assert "失败：网站响应超时。" in alice_client.get("/concerns").text
+
+
+def test_a_failed_visit_says_why_in_plain_words(alice_client, db, alice):
+    """A refused connection is told in the reader's language, not in the crawler's English."""
+    from tests.factories import make_run
+
+    concern = make_concern(db, alice)
+    refused = (
+        "NetworkError: http://127.0.0.1:9/sports/: ConnectError ([Errno 111] Connection refused)"
+    )
+    make_run(db, concern, 0, 0, status="failed", error=refused)
+    page = alice_client.get("/concerns").text
+    assert "失败：无法连接到该网站。" in page
+    assert "ConnectError" not in page and "Errno" not in page
+    alice.language = "en"
+    db.add(alice)
+    db.commit()
+    assert "failed: The site could not be reached." in alice_client.get("/concerns").text
 
 
 def test_an_interrupted_visit_does_not_pass_for_a_finished_one(alice_client, db, alice):

@@ -42,7 +42,8 @@ def test_report_shows_runs_chart_and_errors(alice_client, db, alice):
     )
     assert data["fetched"] == [100, 50] and data["matched"] == [40, 10]
     assert data["harvest"] == [40.0, 20.0] and data["names"]["harvest"] == "收获率 (%)"
-    assert "timeout fetching /a" in page.text and "失败" in page.text
+    assert "网站响应超时。" in page.text and "失败" in page.text  # said, not the crawler's words
+    assert '<div class="small muted where">/a</div>' in page.text and "timeout" not in page.text
     during = json.loads(
         re.search(
             r'<script type="application/json" id="run-data">(.*?)</script>', page.text, re.S

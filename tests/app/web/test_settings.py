@@ -404,3 +404,19 @@ def test_an_error_far_down_the_page_is_summed_up_at_its_top(alice_client, path, 
 
 def test_a_page_without_errors_has_no_summary(alice_client):
     assert 'id="error-summary"' not in alice_client.get("/settings").text
+
+
+def test_a_failed_test_message_says_why_in_the_readers_language(alice_client, db, alice):
+    post(alice_client, "/settings/test/sms", page="/settings")  # no phone number
+    page = alice_client.get("/settings").text
+    assert "测试失败：您的个人资料中没有这个渠道的地址。" in page
+    assert "no sms address" not in page
+    post(
+        alice_client,
+        "/settings/webhook",
+        {"webhook_url": "http://127.0.0.1:9/in"},
+        page="/settings",
+    )
+    post(alice_client, "/settings/test/webhook", page="/settings")  # nothing listens on port 9
+    page = alice_client.get("/settings").text
+    assert "测试失败：无法连接到接收方。" in page and "unreachable" not in page
