@@ -127,3 +127,26 @@ def test_deleting_a_message_or_the_account_asks_first(live: dict[str, Any]) -> N
         assert len(asked) == 1 and "无法撤销" in asked[0]
         assert _account_exists(data["user"])
         browser.close()
+
+
+def test_more_filters_is_a_phone_button_only(live: dict[str, Any]) -> None:
+    """On a desktop every filter shows and the "more filters" button does not; on a phone the
+    button shows and unfolds them."""
+    from playwright.sync_api import expect, sync_playwright
+
+    base = live["url"]
+    _reader(1)
+    with sync_playwright() as p:
+        for width in (1280, 375):
+            browser, page = _browser(p, width)
+            _log_in(page, base)
+            toggle = page.locator("#filters .filters-toggle")
+            if width > 500:
+                expect(toggle).to_be_hidden()
+                expect(page.locator("#keyword")).to_be_visible()
+            else:
+                expect(toggle).to_be_visible()
+                expect(page.locator("#keyword")).to_be_hidden()
+                toggle.click()
+                expect(page.locator("#keyword")).to_be_visible()
+            browser.close()
