@@ -196,8 +196,12 @@ def test_learned_terms_on_the_concern_page_can_be_removed_or_promoted(alice_clie
     assert "还没有学到内容" in page
     post(alice_client, f"/concerns/{learned.id}/learned/block", {"term": "不存在"}, page=path)
     assert "这不是该关注学习到的词" in alice_client.get(path).text
-    # a removed term has its undo on the same page
-    assert 'aria-label="恢复“彩票”"' in alice_client.get(path).text
+    # a removed term has its undo on the same page, on the term's line
+    page = alice_client.get(path).text
+    assert 'aria-label="恢复“彩票”"' in page
+    removed = re.search(r'<(\w+) class="small removed-terms" id="removed">', page)
+    assert removed and removed.group(1) != "p"  # a form in a paragraph breaks it in two
+    assert not re.search(r"<p\b(?:(?!</p>).)*<form", page, re.S)
     post(alice_client, f"/concerns/{learned.id}/learned/restore", {"term": "彩票"}, page=path)
     db.expire_all()
     assert db.get(Concern, learned.id).blocked_terms == []
