@@ -37,7 +37,7 @@ from app.services.errors import NotFound, ServiceError
 from app.services.visits import VisitState, request_visit
 from app.web import failures
 from app.web.csrf import csrf_protect
-from app.web.forms import errors_for, kept, message, read_form, validation_errors
+from app.web.forms import errors_for, kept, message, read_form, safe_next, validation_errors
 from app.web.sessions import CurrentUser, Db, PageNotFound, flash
 from app.web.templating import redirect, render, user_zone
 
@@ -370,9 +370,13 @@ def concern_delete(request: Request, db: Db, user: CurrentUser, concern_id: int)
 
 
 @router.post("/{concern_id}/check")
-def concern_check(request: Request, db: Db, user: CurrentUser, concern_id: int) -> Response:
-    _owned(db, user, concern_id)
-    visit = request_visit(db, user, concern_id)
+async def concern_check(request: Request, db: Db, user: CurrentUser, concern_id: int) -> Response:
+    """Ask for a visit now; back to the list, or to the page the button was on (``next``)."""
+    back = safe_next((await read_form(request)).get("next"), "/concerns")
+    try:
+        visit = await run_in_threadpool(request_visit, db, user, concern_id)
+    except NotFound as exc:
+        raise PageNotFound from exc
     if visit.state is VisitState.QUEUED and visit.within_seconds is None:
         flash(request, "A visit is queued; it starts as soon as a crawler is free.", "success")
     elif visit.state is VisitState.QUEUED:
@@ -388,7 +392,7 @@ def concern_check(request: Request, db: Db, user: CurrentUser, concern_id: int) 
         flash(request, "This site is being checked right now (since %(time)s).", "info", time=since)
     else:
         flash(request, "Not checked: this concern is paused. Resume it first.", "error")
-    return redirect("/concerns")
+    return redirect(back)
 
 
 _LEARNED_ACTIONS: dict[str, tuple[Callable[..., Any], str, str]] = {

@@ -80,7 +80,7 @@ def concern_report(request: Request, db: Db, user: CurrentUser, concern_id: int)
     during = run_series(points)
     if during is not None:
         during["names"] = {
-            "rate": message(request, user, "Harvest rate") + " (%)",
+            "rate": message(request, user, "Site-wide match rate") + " (%)",
             "pages": message(request, user, "Pages fetched"),
         }
     return render(
@@ -100,7 +100,7 @@ def concern_report(request: Request, db: Db, user: CurrentUser, concern_id: int)
                 "runs": len(runs),
                 "fetched": fetched,
                 "matched": matched,
-                "harvest": matched / fetched if fetched else 0.0,
+                "harvest": matched / fetched if fetched else None,
             },
         },
         user=user,

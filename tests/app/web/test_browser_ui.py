@@ -150,3 +150,27 @@ def test_more_filters_is_a_phone_button_only(live: dict[str, Any]) -> None:
                 toggle.click()
                 expect(page.locator("#keyword")).to_be_visible()
             browser.close()
+
+
+def test_a_failed_runs_chart_counts_pages_in_whole_numbers(live: dict[str, Any]) -> None:
+    """A run that fetched nothing: the pages axis goes 0, 1, 2 …, not 0.1, 0.2 … 1.0."""
+    from playwright.sync_api import expect, sync_playwright
+    from sqlmodel import Session
+
+    from app.core.db import get_engine
+    from tests.factories import make_run
+
+    base = live["url"]
+    data = _reader(0)
+    with Session(get_engine(), expire_on_commit=False) as db:
+        make_run(db, data["concern"], 0, 0, status="failed", error="FetchTimeout: timed out")
+    with sync_playwright() as p:
+        browser, page = _browser(p)
+        _log_in(page, base)
+        page.goto(base + f"/concerns/{data['concern'].id}/report")
+        expect(page.locator("#harvest-chart")).to_have_attribute("data-rendered", "1")
+        ticks = page.evaluate(
+            "Chart.getChart('harvest-chart').scales.pages.ticks.map(t => t.value)"
+        )
+        assert ticks and all(float(t).is_integer() for t in ticks) and max(ticks) >= 5, ticks
+        browser.close()

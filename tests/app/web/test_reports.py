@@ -5,14 +5,26 @@ from __future__ import annotations
 import json
 import re
 
+from tests.app.web.forms import post
 from tests.factories import make_concern, make_match, make_run
 
 
 def test_report_without_runs(alice_client, db, alice):
     concern = make_concern(db, alice)
-    page = alice_client.get(f"/concerns/{concern.id}/report")
+    path = f"/concerns/{concern.id}/report"
+    page = alice_client.get(path)
     assert page.status_code == 200 and "还没有抓取记录" in page.text
     assert "chart.umd.min.js" not in page.text
+    # nothing fetched: no rate at all, not 0.0%
+    assert re.search(r'id="total-harvest"><div class="num">—<', page.text)
+    assert "0.0%" not in page.text
+    # the "立即检查" the empty report points to is on the page, and comes back to it
+    assert re.search(
+        r'<button class="btn" type="submit" id="check-now">立即检查</button>', page.text
+    )
+    checked = post(alice_client, f"/concerns/{concern.id}/check", {"next": path}, page=path)
+    assert checked.status_code == 303 and checked.headers["location"] == path
+    assert "已排队" in alice_client.get(path).text
 
 
 def test_report_shows_runs_chart_and_errors(alice_client, db, alice):
@@ -50,6 +62,8 @@ def test_report_shows_runs_chart_and_errors(alice_client, db, alice):
         ).group(1)
     )
     assert during["labels"] == [10, 20, 50] and during["rate"] == [10.0, 20.0, 20.0]
+    # the latest run's rate counts every follower's matches: it has a name of its own
+    assert during["names"]["rate"] == "全站命中率 (%)" and "最近一次抓取中的全站命中率" in page.text
     assert "33.3%" in page.text  # 50 matched of 150 fetched
 
 

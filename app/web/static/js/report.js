@@ -20,7 +20,9 @@
       responsive: true, maintainAspectRatio: false, animation: false,
       interaction: { mode: "index", intersect: false },
       scales: {
-        pages: { position: "left", beginAtZero: true, title: { display: true, text: d.names.pages } },
+        // page counts are whole numbers: no 0.1 steps on a run that fetched nothing
+        pages: { position: "left", beginAtZero: true, suggestedMax: 10, ticks: { precision: 0 },
+          title: { display: true, text: d.names.pages } },
         rate: { position: "right", beginAtZero: true, suggestedMax: 100,
           grid: { drawOnChartArea: false },
           ticks: { callback: function (v) { return v + "%"; } },
