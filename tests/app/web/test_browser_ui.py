@@ -174,3 +174,33 @@ def test_a_failed_runs_chart_counts_pages_in_whole_numbers(live: dict[str, Any])
         )
         assert ticks and all(float(t).is_integer() for t in ticks) and max(ticks) >= 5, ticks
         browser.close()
+
+
+def test_the_phone_menu_badge_is_styled_and_thumbs_keep_apart_from_their_labels(
+    live: dict[str, Any],
+) -> None:
+    """At 375 px the unread count beside the menu button is the same orange pill as in the
+    menu, and the 👍 / 👎 icons do not touch their words."""
+    from playwright.sync_api import expect, sync_playwright
+
+    base = live["url"]
+    _reader(2)
+    with sync_playwright() as p:
+        browser, page = _browser(p, 375)
+        _log_in(page, base)
+        badge = page.locator(".menu-toggle .badge")
+        expect(badge).to_have_text("2")
+        look = "b => ['backgroundColor', 'color', 'borderRadius'].map(k => getComputedStyle(b)[k])"
+        style = badge.evaluate(look)
+        assert style == page.locator(".nav .badge").evaluate(look), style
+        assert style[0] != "rgba(0, 0, 0, 0)", style
+        button = page.locator(".msg .verdict button[value=relevant]").first
+        gap = button.evaluate(
+            """b => { const icon = b.querySelector('svg').getBoundingClientRect();
+                const words = document.createRange();
+                words.selectNodeContents([...b.childNodes].filter(n => n.nodeType === 3
+                  && n.data.trim()).pop());
+                return words.getBoundingClientRect().left - icon.right; }"""
+        )
+        assert gap >= 4, gap
+        browser.close()
