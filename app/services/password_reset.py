@@ -83,8 +83,8 @@ def request_password_reset(
     )
 
 
-def reset_password(session: Session, settings: Settings, *, token: str, new_password: str) -> User:
-    """Set a new password from an emailed link (each link works once)."""
+def _reset_user(session: Session, settings: Settings, token: str) -> User | None:
+    """The user an emailed link's token names while it still works, else None."""
     payload = unsign(settings.effective_secret_key(), "password-reset", token, RESET_MAX_AGE)
     user = account_messages.user_from_payload(session, payload)
     if (
@@ -92,6 +92,19 @@ def reset_password(session: Session, settings: Settings, *, token: str, new_pass
         or not isinstance(payload, dict)
         or not hmac.compare_digest(str(payload.get("ph", "")), _password_fingerprint(user))
     ):
+        return None
+    return user
+
+
+def reset_link_works(session: Session, settings: Settings, token: str) -> bool:
+    """Whether an emailed link can still set a password (signed, not expired, not used)."""
+    return bool(token) and _reset_user(session, settings, token) is not None
+
+
+def reset_password(session: Session, settings: Settings, *, token: str, new_password: str) -> User:
+    """Set a new password from an emailed link (each link works once)."""
+    user = _reset_user(session, settings, token)
+    if user is None:
         raise Invalid("This reset link is invalid, expired or already used.", code="invalid_token")
     check_password(new_password)
     set_password(session, user, new_password)

@@ -11,7 +11,7 @@ import logging
 from collections.abc import Callable
 
 from fastapi import APIRouter, Depends, Request
-from fastapi.responses import HTMLResponse, Response
+from fastapi.responses import HTMLResponse, JSONResponse, Response
 from starlette.concurrency import run_in_threadpool
 
 from app.core.config import get_settings
@@ -285,12 +285,22 @@ async def forgot_sms_submit(request: Request, db: Db) -> Response:
 
 
 @router.get(password_reset.RESET_PATH)
-def reset_form(request: Request, token: str = "") -> Response:
-    return render(
-        request,
-        "auth/reset.html",
-        {"form": {}, "errors": {}, "token": token, "action": password_reset.RESET_PATH},
-    )
+def reset_form(request: Request, db: Db, token: str = "") -> Response:
+    """The new-password form, or at once the page saying the link no longer works. A link's
+    token usually comes in the fragment, which only the page's script sees: it asks
+    ``/reset-password/check`` before the reader types anything."""
+    ctx = {"form": {}, "errors": {}, "token": token, "action": password_reset.RESET_PATH}
+    if token and not password_reset.reset_link_works(db, get_settings(), token):
+        return render(request, "auth/reset.html", {**ctx, "invalid": True}, status_code=400)
+    return render(request, "auth/reset.html", ctx)
+
+
+@router.post(password_reset.RESET_PATH + "/check")
+async def reset_check(request: Request, db: Db) -> Response:
+    """Whether the token of a link still works (the token in the body, never in an URL)."""
+    token = (await read_form(request)).get("token", "")
+    works = await run_in_threadpool(password_reset.reset_link_works, db, get_settings(), token)
+    return JSONResponse({"valid": works}, headers={"Cache-Control": "no-store"})
 
 
 @router.post(password_reset.RESET_PATH)

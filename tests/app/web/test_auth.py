@@ -285,6 +285,35 @@ def test_password_reset_link_works_once(client, db, alice):
     log_in(client, alice.email, "brand-new-pass")
 
 
+def test_a_dead_reset_link_says_so_before_the_form_is_filled_in(client, db, alice):
+    from app.core.config import get_settings
+    from app.services.password_reset import make_password_reset_token
+
+    token = make_password_reset_token(get_settings(), alice)
+    for bad in ("bad", token[:-3] + "xyz"):
+        page = client.get(f"/reset-password?token={bad}")
+        assert page.status_code == 400 and "链接无效" in page.text
+        assert 'name="password"' not in page.text and 'href="/forgot"' in page.text
+    # the check the page's script makes for a token in the fragment: in the body, with CSRF
+    check = post(client, "/reset-password/check", {"token": token}, page="/forgot")
+    assert check.status_code == 200 and check.json() == {"valid": True}
+    assert post(client, "/reset-password/check", {"token": "bad"}, page="/forgot").json() == {
+        "valid": False
+    }
+    assert client.post("/reset-password/check", data={"token": token}).status_code == 403
+    post(
+        client,
+        "/reset-password",
+        {"token": token, "password": "brand-new-pass", "password2": "brand-new-pass"},
+        page="/forgot",
+    )
+    used = client.get(f"/reset-password?token={token}")  # used once: dead
+    assert used.status_code == 400 and 'name="password"' not in used.text
+    assert post(client, "/reset-password/check", {"token": token}, page="/forgot").json() == {
+        "valid": False
+    }
+
+
 def test_password_reset_logs_out_other_browsers(app, client, db, alice, alice_client):
     from app.core.config import get_settings
     from app.services.password_reset import make_password_reset_token

@@ -204,3 +204,35 @@ def test_the_phone_menu_badge_is_styled_and_thumbs_keep_apart_from_their_labels(
         )
         assert gap >= 4, gap
         browser.close()
+
+
+def test_a_dead_reset_link_in_the_fragment_says_so_at_once(live: dict[str, Any]) -> None:
+    """The emailed link carries its token after #, which only the page sees: a used or forged
+    one shows "link not valid" and no form; a good one the form."""
+    from playwright.sync_api import expect, sync_playwright
+
+    from app.core.config import get_settings
+    from app.services.password_reset import make_password_reset_token
+
+    base = live["url"]
+    data = _reader(0)
+    from sqlmodel import Session
+
+    from app.core.db import get_engine
+    from app.models import User
+
+    with Session(get_engine()) as db:
+        good = make_password_reset_token(get_settings(), db.get(User, data["user"]))
+    with sync_playwright() as p:
+        browser, page = _browser(p, 375)
+        page.goto(base + "/reset-password#token=" + good[:-3] + "xyz")
+        expect(page.locator("#reset-invalid")).to_be_visible()
+        expect(page.locator("h1")).to_have_text("链接无效")
+        expect(page.locator("#password")).to_be_hidden()
+        page.goto("about:blank")  # a new load, not a jump within the page
+        page.goto(base + "/reset-password#token=" + good)
+        expect(page.locator("#password")).to_be_visible()
+        page.wait_for_timeout(300)  # the check has answered
+        expect(page.locator("#reset-invalid")).to_be_hidden()
+        assert page.locator("#reset-token").input_value() == good
+        browser.close()
