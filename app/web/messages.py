@@ -19,10 +19,11 @@ from fastapi.responses import Response
 
 from app.core.i18n import N_
 from app.models import Match, User
-from app.services import delivery_actions
+from app.services import delivery_actions, push_channels
 from app.services import feedback as feedback_svc
 from app.services import matches as svc
 from app.services.errors import NotFound, ServiceError
+from app.web import failures
 from app.web.csrf import csrf_protect
 from app.web.forms import errors_for, message, read_form, read_list, safe_next
 from app.web.sessions import CurrentUser, Db, PageNotFound, flash
@@ -369,8 +370,17 @@ def message_detail(request: Request, db: Db, user: CurrentUser, match_id: int) -
         "m": item,
         "unread_count": svc.unread_count(db, user),
         "deliveries": delivery_actions.match_deliveries(db, user, match_id),
+        # a chat or push app is named as the user named it (its row is found by its URL)
+        "channel_names": {c.url: c.name for c in push_channels.list_channels(db, user) if c.name},
+        "resendable": RESENDABLE,
+        "send_failure": failures.send_failure,
     }
     return render(request, "messages/detail.html", context, user=user)
+
+
+RESENDABLE = frozenset({"sent", "failed", "dead"})
+"""The deliveries "Send again" makes sense for: done, one way or the other (a pending or
+sending row is still on its way)."""
 
 
 async def _back(request: Request) -> str:

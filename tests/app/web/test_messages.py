@@ -218,7 +218,7 @@ def test_delivery_history_and_resend(alice_client, bob_client, db, feed):
     db.commit()
     page = alice_client.get(f"/messages/{match.id}")
     assert "推送记录" in page.text and "已放弃" in page.text
-    assert "webhook answered HTTP 500" in page.text
+    assert "接收方返回了错误（HTTP 500）" in page.text and "webhook answered" not in page.text
     path = f"/messages/{match.id}/deliveries/{row.id}/resend"
     # another user cannot resend it (nor see the message)
     assert post(bob_client, path, page="/messages").status_code == 404
@@ -227,7 +227,11 @@ def test_delivery_history_and_resend(alice_client, bob_client, db, feed):
     assert done.status_code == 303 and done.headers["location"] == f"/messages/{match.id}"
     rows = db.exec(select(Delivery).order_by(Delivery.id)).all()
     assert [(r.status, r.channel) for r in rows] == [("dead", "webhook"), ("pending", "webhook")]
-    assert "已加入发送队列" in alice_client.get(f"/messages/{match.id}").text
+    page = alice_client.get(f"/messages/{match.id}").text
+    assert "已加入发送队列" in page
+    # "send again" is offered on the row that gave up, not on the copy still on its way
+    resend = re.findall(r'action="/messages/\d+/deliveries/(\d+)/resend"', page)
+    assert resend == [str(row.id)]
     # a message with no push says so
     assert "没有单独推送" in alice_client.get(f"/messages/{feed['old'].id}").text
 
@@ -284,3 +288,25 @@ def test_a_word_in_the_breadcrumb_is_shown_as_the_section(alice_client, db, alic
     db.commit()
     html = alice_client.get(f"/messages/{match.id}").text
     assert "栏目：体育" in html and "标题：体育" not in html
+
+
+def test_a_push_to_a_chat_app_names_the_app(alice_client, db, alice, feed):
+    from app.models import Delivery, PushChannel
+
+    match = feed["new"]
+    url = "json://127.0.0.1:9/bot"
+    db.add(PushChannel(user_id=alice.id, name="钉钉群", url=url, service="json", mode="instant"))
+    db.add(
+        Delivery(
+            idempotency_key=f"i:{match.user_id}:apprise:{match.id}",
+            user_id=match.user_id,
+            match_id=match.id,
+            channel="apprise",
+            target=url,
+            status="sent",
+        )
+    )
+    db.commit()
+    page = alice_client.get(f"/messages/{match.id}").text
+    cell = re.search(r'<td data-label="渠道">(.*?)</td>', page).group(1)
+    assert "钉钉群" in cell and "聊天与推送应用" in cell  # its name, then its kind
