@@ -108,3 +108,20 @@ def test_report_counts_the_concerns_own_matches_on_a_shared_site(
     assert data["matched"] == [3] and data["fetched"] == [120]
     bobs = bob_client.get(f"/concerns/{theirs.id}/report").text
     assert re.search(r'id="total-matched"><div class="num">37<', re.sub(r"\s+", " ", bobs))
+
+
+def test_chinese_labels_take_a_full_width_colon(alice_client, db, alice):
+    concern = make_concern(db, alice, synonyms="国足")
+    concern.blocked_terms = ["彩票"]
+    db.add(concern)
+    db.commit()
+    pages = [alice_client.get(p).text for p in (f"/concerns/{concern.id}/report", "/concerns")]
+    text = " ".join(re.sub(r"<[^>]+>", "", page) for page in pages)
+    assert "抓取报告：http://" in text and "同义词：" in text and "已删除的词：" in text
+    assert "策略：" in text and "下次访问：" in text
+    assert not re.search(r"[\u4e00-\u9fff]: ", text), re.findall(r".{6}[\u4e00-\u9fff]: .{6}", text)
+    alice.language = "en"
+    db.add(alice)
+    db.commit()
+    english = alice_client.get(f"/concerns/{concern.id}/report").text
+    assert "Crawl report: http://" in english and "Synonyms: " in english
