@@ -148,9 +148,7 @@ def install(app: FastAPI) -> None:
 def wants_page(request: Request) -> bool:
     """Whether a request that matched no route came from a browser asking for a page: not
     under ``/api/`` and accepting HTML (an API client or a script keeps the JSON answer)."""
-    from app.api.errors import API_PREFIX
-
-    if request.url.path.startswith(API_PREFIX) or request.method not in ("GET", "HEAD"):
+    if request.url.path.startswith("/api/") or request.method not in ("GET", "HEAD"):
         return False
     return "text/html" in request.headers.get("accept", "")
 
