@@ -486,8 +486,8 @@ def _cite(rng: random.Random, blogs: list[_Blog]) -> None:
 
 
 def _lists(builder: _Builder, blog: _Blog) -> None:
-    """The blog's hubs: home and its older pages, each category, tag (of two posts or more)
-    and month, and the about page."""
+    """The blog's hubs: home and its older pages, each category, tag and month, and the about
+    page."""
     builder.listing(blog, blog.base, blog.name, blog.posts, "home", "")
     for cat in sorted({p.category for p in blog.posts}):
         posts = [p for p in blog.posts if p.category == cat]
@@ -497,10 +497,9 @@ def _lists(builder: _Builder, blog: _Blog) -> None:
     for p in blog.posts:
         for t in p.tags:
             tags.setdefault(t, []).append(p)
-    for tag, posts in tags.items():
-        if len(posts) > 1:
-            title = blog.words("tag", tag=tag)
-            builder.listing(blog, builder.tag_url(blog, tag), title, posts, "list", "")
+    for tag, posts in tags.items():  # every tag a post links to has its list, as on any blog
+        title = blog.words("tag", tag=tag)
+        builder.listing(blog, builder.tag_url(blog, tag), title, posts, "list", "")
     months: dict[tuple[int, int], list[_Post]] = {}
     for p in blog.posts:
         months.setdefault((p.day.year, p.day.month), []).append(p)

@@ -59,6 +59,25 @@ def test_the_same_seed_builds_the_same_web_and_the_truth_matches_what_is_served(
     assert {link.url for link in page.links} >= set(truth.graph[post]) - {post}
 
 
+def test_every_link_on_a_blog_leads_to_a_page_it_serves(tmp_path: Path) -> None:
+    """The manifest says the web has no dead links: every tag a post names has its list
+    (a tag of one post too, as on any blog), and so has every other link between its pages."""
+    for lang, docs in (("en", english_docs()), ("zh", chinese_docs())):
+        web = tmp_path / lang
+        manifest = build_blog(docs, web, lang=lang, seed=5, sites=3, articles=30)
+        assert manifest["dead_links"] == 0
+        hosts = {host.name for host in (web / "sites").iterdir()}
+        truth = Truth.load(web)
+        dead = {
+            link.url
+            for url in truth.records
+            for link in parse_html(served(web, url), url).links
+            if url_to_file(link.url)[0] in hosts
+            and not (web / "sites").joinpath(*url_to_file(link.url)).is_file()
+        }
+        assert not dead, sorted(dead)[:5]
+
+
 def test_posts_are_items_and_every_list_a_hub(tmp_path: Path) -> None:
     """The page kinds on a blog: posts (long English ones, short Chinese ones at a blog
     engine's permalinks) are items; home, its older pages, categories, tags, months and the
