@@ -355,6 +355,7 @@ class _Crawl:
         """Judge a fetched page (and schedule its links), or report the failure."""
         page = result.page
         if page is None:
+            self.strategy.failed(entry.url)
             return _failure(entry, result)
         rel = score_page(page, self.profile, method=self.scorer, params=self.score_params)
         if self.config.learn and not (self.steer and self.judge is not None):

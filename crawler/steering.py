@@ -556,6 +556,16 @@ class Steering(_Base):
                 self._items.pop(key, None)  # refetched: now among the newest
                 self._items[key] = None
 
+    def failed(self, url: str) -> None:
+        """A fetch that failed (a dead link, a timeout) is a page that gave nothing: under its
+        host, section and URL pattern it counts as fetched, no item, and a hub that opened
+        nothing, so the links of a shape that keeps failing wait behind the others (on a
+        web of blogs whose posts linked tag pages that did not exist, a visit of 1,000
+        fetches spent 454 on them), and the next visit starts knowing it."""
+        for stat in (self.total, *(self.stats.setdefault(k, _Stat()) for k in self._keys(url))):
+            stat.fetched += 1
+            stat.hubs += 1
+
     def _count_host(self, host: str) -> None:
         stat = self.stats[host]
         rate = (stat.p_sum + 0.5) / (stat.items + 1.0)

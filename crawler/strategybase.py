@@ -43,6 +43,9 @@ class Strategy(Protocol):
         self, page: Page, relevance: Relevance, depth: int | None
     ) -> list[ScoredLink]: ...
 
+    def failed(self, url: str) -> None:
+        """A fetch of ``url`` failed (an HTTP error, a timeout, a refused connection)."""
+
 
 def _unique_links(page: Page) -> list[Link]:
     seen: set[str] = set()
@@ -69,6 +72,9 @@ class _Base:
 
     def score_links(self, page: Page, relevance: Relevance, depth: int | None) -> list[ScoredLink]:
         raise NotImplementedError
+
+    def failed(self, url: str) -> None:
+        """A fetch of ``url`` failed: the seed strategies learn nothing from it."""
 
     def page_sim(self, relevance: Relevance) -> float:
         """The page's relevance on [0, 1]: kp sim divided by its maximum (other scorers

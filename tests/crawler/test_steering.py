@@ -808,3 +808,36 @@ async def test_from_a_sections_page_a_narrow_topic_goes_on_to_its_subjects_other
     assert sport_first(steered := await crawl(TOPIC)), steered
     # without it, the page's order: a politics school before the last sports school
     assert not sport_first(plain := await crawl(TOPIC, subject_part=0)), plain
+
+
+def _dead_tags_site() -> dict[str, Page]:
+    """Every story links six tag pages, named 足球 like the stories, that the site never made
+    (404); the home page lists the first story and a list of the other nineteen."""
+    stories = [f"/news/{i}.html" for i in range(20)]
+
+    def story(i: int) -> Page:
+        tags = [(f"/t/{i * 6 + k}.html", "足球") for k in range(6)]
+        return page(stories[i], "足球新闻", tags)
+
+    return site(
+        hub("/", "首页", [(stories[0], "足球新闻"), ("/more.html", "更多")]),
+        hub("/more.html", "更多", [(p, "新闻") for p in stories[1:]]),
+        *(story(i) for i in range(20)),
+    )
+
+
+async def test_links_of_a_shape_that_keeps_failing_wait_behind_the_others(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # a failed fetch counts as a page of its shape that gave nothing: after a few dead tag
+    # links the stories' list comes first, though its links do not say the user's word
+    runs = {}
+    for learns in (True, False):
+        if not learns:
+            monkeypatch.setattr(Steering, "failed", lambda self, url: None)
+        fetched = order(await run(_dead_tags_site(), TOPIC, "adaptive", max_pages=30))
+        runs[learns] = (
+            sum(p.startswith("/news/") for p in fetched),
+            sum(p.startswith("/t/") for p in fetched),
+        )
+    assert runs[True][0] == 20 and runs[True][1] <= runs[False][1] // 2, runs
