@@ -110,17 +110,7 @@ def install(app: FastAPI) -> None:
         return redirect("/login?next=" + quote(exc.next_url, safe="/"))
 
     async def on_not_found(request: Request, exc: Exception) -> Response:
-        user = _user(request)
-        return render(
-            request,
-            "error.html",
-            {
-                "heading": message(request, user, "Not found"),
-                "detail": message(request, user, "There is nothing here, or it is not yours."),
-            },
-            user=user,
-            status_code=404,
-        )
+        return _not_found(request, _user(request))
 
     async def on_csrf(request: Request, exc: Exception) -> Response:
         user = _user(request)
@@ -175,10 +165,15 @@ async def not_found_page(request: Request, status_code: int = 404) -> Response:
     knows (a mistyped or outdated link followed in a browser)."""
     from starlette.concurrency import run_in_threadpool
 
+    user = await run_in_threadpool(_visitor, request)
+    return _not_found(request, user, status_code)
+
+
+def _not_found(request: Request, user: Any, status_code: int = 404) -> Response:
+    """The "not found" page (a missing or someone else's thing, or an unknown address)."""
     from app.web.forms import message
     from app.web.templating import render
 
-    user = await run_in_threadpool(_visitor, request)
     return render(
         request,
         "error.html",
