@@ -17,9 +17,10 @@ from urllib.parse import urlencode, urlsplit
 from fastapi import APIRouter, Depends, Request
 from fastapi.responses import Response
 
+from app.core.config import get_settings
 from app.core.i18n import N_
 from app.models import Match, User
-from app.services import delivery_actions, push_channels
+from app.services import account_messages, delivery_actions, push_channels
 from app.services import feedback as feedback_svc
 from app.services import matches as svc
 from app.services.errors import NotFound, ServiceError
@@ -344,6 +345,7 @@ def message_list(request: Request, db: Db, user: CurrentUser) -> Response:
             "filtered": f.active,
             "concerns": [{"id": k, "label": v} for k, v in labels.items()],
             "unread_count": svc.unread_count(db, user),
+            "sms_available": account_messages.sms_available(get_settings()),
             "next_url": f"/messages?{f.query(cursor=next_cursor)}" if next_cursor else None,
             "first_url": f"/messages?{f.query(cursor='')}" if f.cursor else None,
             "back": back,

@@ -420,3 +420,29 @@ def test_a_failed_test_message_says_why_in_the_readers_language(alice_client, db
     post(alice_client, "/settings/test/webhook", page="/settings")  # nothing listens on port 9
     page = alice_client.get("/settings").text
     assert "测试失败：无法连接到接收方。" in page and "unreachable" not in page
+
+
+def test_without_an_sms_provider_sms_is_not_offered(alice_client, db, alice, outbox, monkeypatch):
+    """A server that cannot send SMS offers no SMS box, no SMS test and no banner asking to
+    confirm a phone number it has no way to confirm; with a provider, all three are there."""
+    from app.core.config import get_settings
+
+    alice.phone, alice.sms_enabled = "+8613800138000", True
+    db.add(alice)
+    db.commit()
+    page = alice_client.get("/settings").text
+    messages = alice_client.get("/messages").text
+    assert 'name="sms_enabled"' in page and 'id="test-sms"' in page
+    assert "确认手机号" in page and "在设置中确认手机号后" in messages
+    monkeypatch.setenv("TIMELYPUSH_SMS_PROVIDER", "none")
+    get_settings.cache_clear()
+    page = alice_client.get("/settings").text
+    messages = alice_client.get("/messages").text
+    # the box of a user who had ticked it stays, so that it can be unticked
+    assert 'name="sms_enabled"' in page
+    assert 'id="test-sms"' not in page and "确认手机号" not in page
+    assert "在设置中确认手机号后" not in messages
+    alice.sms_enabled = False
+    db.add(alice)
+    db.commit()
+    assert 'name="sms_enabled"' not in alice_client.get("/settings").text
