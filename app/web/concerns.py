@@ -66,8 +66,9 @@ PARAMS = (
         N_("Relevance threshold T"),
         0.5,
         N_(
-            "How closely a page must match your keywords to reach you. Higher: fewer, "
-            "more certain messages; lower: more messages, some less relevant."
+            "For the scorers that only count your keywords: how closely a page must match "
+            "them to reach you. Higher: fewer, more certain messages; lower: more messages, "
+            "some less relevant. The learned model goes by Sensitivity instead."
         ),
     ),
     Param(
