@@ -15,7 +15,7 @@ from sqlmodel import Session, col, select
 
 from app.core.config import Settings, get_settings
 from app.core.security import predates, unsign_dated
-from app.models import Delivery, DeliveryChannel, User, utcnow
+from app.models import Delivery, DeliveryChannel, DeliveryStatus, User, utcnow
 from app.services import channels, outbox_wake, throttle
 from app.services.delivery import RESEND, enabled_targets, webhook_secret
 from app.services.delivery_compose import UNSUBSCRIBE_SALT, channel_test_message
@@ -30,11 +30,18 @@ UNSUBSCRIBE_MAX_AGE = 10 * 365 * 86400
 
 def resend(session: Session, user: User, delivery_id: int) -> Delivery:
     """Queue a fresh copy of one of the user's deliveries (a new message, new Message-ID).
+    A delivery the outbox still retries (``failed``) is tried again now instead: a copy
+    beside it would reach the user twice once the retry got through.
 
     NotFound unless the delivery belongs to this user."""
     original = session.get(Delivery, delivery_id)
     if original is None or original.user_id != user.id or user.id is None:
         raise NotFound("No such delivery.", code="delivery_not_found")
+    if original.status == DeliveryStatus.FAILED:
+        original.next_attempt_at = utcnow()
+        session.add(original)
+        session.flush()
+        return original
     base = RESEND.sub("", original.idempotency_key)
     count = session.exec(
         select(func.count())

@@ -190,7 +190,10 @@ def list_deliveries(
     "/{match_id}/deliveries/{delivery_id}/resend",
     status_code=status.HTTP_202_ACCEPTED,
     responses=responses(404, 429),
-    summary="Send one push of this message again (a new message through the same channel)",
+    summary=(
+        "Send one push of this message again (a new message through the same channel; "
+        "one the outbox still retries is tried now, not doubled)"
+    ),
 )
 def resend_delivery(
     match: OwnedMatch, delivery_id: DeliveryId, user: CurrentUser, session: SessionDep

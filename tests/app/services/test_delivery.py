@@ -6,7 +6,7 @@ from datetime import timedelta
 
 import pytest
 from fastapi.testclient import TestClient
-from sqlmodel import Session
+from sqlmodel import Session, select
 
 from app.core.config import get_settings
 from app.models import User, utcnow
@@ -271,6 +271,30 @@ def test_resend_makes_a_new_message_for_the_owner_only(
     drain()
     ids = [m["Message-ID"] for m in push_env.messages]
     assert len(ids) == 3 and len(set(ids)) == 3
+
+
+def test_send_again_on_a_delivery_still_retried_tries_it_now_and_makes_no_copy(
+    session: Session,
+) -> None:
+    """A failed delivery the outbox will retry is brought forward, not copied: the copy and
+    the retry would both reach the user."""
+    from datetime import timedelta
+
+    from app.models import Delivery
+
+    user = make_user(session)
+    delivery.enqueue_for_matches(session, make_matches(session, add_concern(session, user), 1))
+    [row] = rows(session)
+    later = utcnow() + timedelta(hours=1)
+    row.status, row.attempts, row.next_attempt_at = "failed", 2, later
+    session.add(row)
+    session.commit()
+    assert row.id is not None
+    again = delivery_actions.resend(session, user, row.id)
+    session.commit()
+    assert again.id == row.id and again.status == "failed" and again.attempts == 2
+    assert again.next_attempt_at is not None and again.next_attempt_at < later
+    assert len(session.exec(select(Delivery)).all()) == 1
 
 
 def test_a_message_never_shows_another_users_match(session: Session, push_env: SmtpSink) -> None:
