@@ -149,13 +149,10 @@ def _visitor(request: Request) -> Any:
     from sqlmodel import Session
 
     from app.core.db import get_engine
-    from app.services.matches import unread_count
-    from app.web.sessions import session_user
+    from app.web.sessions import page_user
 
     with Session(get_engine(), expire_on_commit=False) as db:
-        user = session_user(request, db)
-        if user is not None:
-            request.state.unread_count = unread_count(db, user)
+        page_user(request, db)
         db.commit()
     return getattr(request.state, "web_user_copy", None)
 

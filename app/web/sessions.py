@@ -151,15 +151,21 @@ def optional_user(request: Request, db: Db) -> User | None:
     return session_user(request, db)
 
 
-def required_user(request: Request, db: Db) -> User:
+def page_user(request: Request, db: Session) -> User | None:
+    """``session_user``, and for a page (a GET) the navigation badge's unread count."""
     user = session_user(request, db)
+    if user is not None and request.method == "GET":
+        request.state.unread_count = unread_count(db, user)
+    return user
+
+
+def required_user(request: Request, db: Db) -> User:
+    user = page_user(request, db)
     if user is None:
         target = request.url.path
         if request.url.query:
             target += "?" + request.url.query
         raise LoginRequired(target if request.method == "GET" else "/")
-    if request.method == "GET":
-        request.state.unread_count = unread_count(db, user)  # the navigation badge
     return user
 
 
