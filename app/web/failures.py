@@ -74,17 +74,23 @@ def _where(error: str) -> str | None:
     return found.group(0).rstrip(":,;.") if found else None
 
 
+def _read(
+    error: str | None, kinds: tuple[tuple[str, re.Pattern[str]], ...]
+) -> tuple[str, str, str | None]:
+    """An error's text, its kind (the first of ``kinds`` whose pattern it matches, else
+    ``other``) and the HTTP status it names, if any."""
+    text = error or ""
+    kind = next((k for k, pattern in kinds if pattern.search(text)), "other")
+    status = _STATUS.search(text)
+    return text, kind, status.group(1) if status else None
+
+
 def visit_failure(error: str | None) -> Failure:
     """What a failed visit's (or page's) error text means for the reader."""
-    text = error or ""
-    kind = next((k for k, pattern in _VISIT_KINDS if pattern.search(text)), "other")
-    params: dict[str, str] = {}
-    if kind == "http_status":
-        status = _STATUS.search(text)
-        if status:
-            params["status"] = status.group(1)
-        else:
-            kind = "http"
+    text, kind, status = _read(error, _VISIT_KINDS)
+    if kind == "http_status" and status is None:
+        kind = "http"
+    params = {"status": status} if kind == "http_status" and status else {}
     return Failure(kind, _VISIT[kind], params, _where(text))
 
 
@@ -123,12 +129,8 @@ _SEND_KINDS = (
 
 def send_failure(error: str | None) -> Failure:
     """What a failed send's error text means for the reader."""
-    text = error or ""
-    kind = next((k for k, pattern in _SEND_KINDS if pattern.search(text)), "other")
-    params: dict[str, str] = {}
-    if kind == "http_status":
-        status = _STATUS.search(text)
-        params["status"] = status.group(1) if status else "?"
+    _, kind, status = _read(error, _SEND_KINDS)
+    params = {"status": status or "?"} if kind == "http_status" else {}
     return Failure(kind, _SEND[kind], params)
 
 
