@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from http.cookiejar import Cookie, CookieJar
 from types import TracebackType
 from typing import Any, Self
-from urllib.parse import urlsplit, urlunsplit
+from urllib.parse import urlsplit
 
 import httpx
 
@@ -43,6 +43,7 @@ from crawler.errors import (
 from crawler.fetchconfig import DEFAULT_USER_AGENT, FetchConfig
 from crawler.guard import UrlGuard
 from crawler.parse import parse_html
+from crawler.pinning import connect_to, guard_backend
 from crawler.politeness import Politeness
 from crawler.robots import RobotsCache
 from crawler.types import Page
@@ -198,6 +199,8 @@ class Fetcher:
             except (ValueError, TypeError, httpx.InvalidURL) as exc:
                 raise ConfigError(f"invalid proxy {config.proxy!r}: {exc}") from exc
             use_asyncio_backend(transport)  # plain asyncio sockets: less CPU per request
+            if config.proxy is None:  # every connection to an address the guard passed
+                guard_backend(transport, self.guard)
             client = CrawlClient(
                 timeout=self._timeout,
                 follow_redirects=False,
@@ -303,16 +306,10 @@ class Fetcher:
         seen = {url}
         for _ in range(self.config.max_redirects + 1):
             addresses = await self.guard.checked_addresses(current)
-            pin = (
-                addresses[0]
-                if addresses and self._own_client and current.startswith("http:")
-                else None
-            )
             if robots and self.config.respect_robots:
                 await self.robots.check(current)
-            response = await self._request(
-                current, etag, last_modified, for_robots=not robots, pin=pin
-            )
+            with connect_to(urlsplit(current).hostname or "", addresses):
+                response = await self._request(current, etag, last_modified, for_robots=not robots)
             if response.status not in _REDIRECTS:
                 return response
             location = response.headers.get("location", "").strip()
@@ -339,14 +336,9 @@ class Fetcher:
         last_modified: str | None,
         *,
         for_robots: bool,
-        pin: str | None = None,
     ) -> _Response:
-        """One GET. ``pin``: the guard-checked address to connect to instead of resolving the
-        host name again (closes the DNS-rebinding window; the Host header stays the name).
-
-        Only plain-http URLs are pinned: connections are pooled per address, and an https
-        connection opened for one name must not serve another name on a shared (CDN)
-        address; over https a rebound name fails certificate verification anyway."""
+        """One GET (a new connection goes to an address ``_follow`` checked: see
+        ``crawler.pinning.connect_to``)."""
         headers = {
             "User-Agent": self.config.user_agent,
             "Accept": ACCEPT,
@@ -362,21 +354,14 @@ class Fetcher:
             crawl_delay = await self.robots.crawl_delay(url)
             if crawl_delay is not None:
                 delay = min(crawl_delay, self.config.max_retry_after)
-        target, extensions = url, {}
-        if pin is not None:
-            target, host_header, sni = _pinned(url, pin)
-            headers["Host"] = host_header
-            if sni:
-                extensions["sni_hostname"] = sni
         async with self.politeness.slot(_host_key(url), delay=delay):
             try:
                 async with self.client.stream(
                     "GET",
-                    target,
+                    url,
                     headers=headers,
                     follow_redirects=False,
                     timeout=self._timeout,
-                    extensions=extensions,
                 ) as resp:
                     return await self._read(resp, url, for_robots=for_robots)
             except httpx.TimeoutException as exc:
@@ -430,16 +415,6 @@ class Fetcher:
 
 async def _single(data: bytes) -> AsyncIterator[bytes]:
     yield data
-
-
-def _pinned(url: str, address: str) -> tuple[str, str, str | None]:
-    """(URL with the host replaced by ``address``, Host header, TLS server name or None)."""
-    parts = urlsplit(url)
-    host = f"[{address}]" if ":" in address else address
-    netloc = f"{host}:{parts.port}" if parts.port else host
-    target = urlunsplit((parts.scheme, netloc, parts.path or "/", parts.query, ""))
-    sni = parts.hostname if parts.scheme == "https" else None
-    return target, parts.netloc, sni
 
 
 def _host_key(url: str) -> str:

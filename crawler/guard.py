@@ -22,12 +22,11 @@ switches the address checks off entirely (for tests only).
 DNS rebinding: the name is resolved here, before connecting. A client that resolves it again
 when it connects leaves a window: a hostile DNS server answering a public address to us and a
 private one a moment later (TTL 0). ``checked_addresses`` returns the checked addresses so
-the caller can connect to one of them; ``crawler.fetch.Fetcher`` does so for http URLs with
-its own client (the URL's host replaced by the address, the ``Host`` header kept), and
-``crawler.pinning.pinned_transport`` does so for any httpx client, http and https (webhooks,
-seed probes). What is left: https URLs in the Fetcher, a client injected into the Fetcher
-and callers using only ``check`` resolve again — over https a rebound name must still pass
-certificate verification for the name, which an internal service cannot; ``check_host_ip``
+the caller can connect to one of them. ``crawler.pinning.GuardedBackend`` opens every
+connection of an httpx client that way, http and https alike: ``pinned_transport`` for
+webhooks and seed probes, and the ``Fetcher``'s own client, which hands it the addresses its
+own check of the URL returned (``crawler.pinning.connect_to``). What is left: a client
+injected into the Fetcher and callers using only ``check`` resolve again; ``check_host_ip``
 lets a transport that knows the connected peer address re-check it.
 
 With an HTTP proxy (``resolve=False``) target hosts need no local DNS: the guard then checks

@@ -17,6 +17,11 @@ Usage::
 
 A refused or unresolvable host surfaces as ``httpx.ConnectError`` with the guard's reason.
 
+A caller that has just checked a URL itself (the crawler's ``Fetcher`` does, to fail early with
+the guard's own error) hands the addresses it checked to the connection with
+``connect_to(host, addresses)``: a connection opened inside that block for that host goes to
+one of them, with no second lookup.
+
 ``guarded_sockets(guard)`` does the same for a library that connects through urllib3 (Apprise's
 plugins, over ``requests``) while it runs in the calling thread: every connection urllib3
 opens there goes to an address the guard checked at that moment, whatever host the library
@@ -39,7 +44,33 @@ import httpx
 from crawler.errors import BlockedURL, NetworkError
 from crawler.guard import UrlGuard
 
-__all__ = ["GuardRefused", "GuardedBackend", "guarded_sockets", "pinned_transport"]
+__all__ = [
+    "GuardRefused",
+    "GuardedBackend",
+    "connect_to",
+    "guard_backend",
+    "guarded_sockets",
+    "pinned_transport",
+]
+
+_checked: ContextVar[tuple[str, list[str]] | None] = ContextVar("checked_addresses", default=None)
+"""The host a ``connect_to`` block was opened for and the addresses its caller checked."""
+
+
+@contextmanager
+def connect_to(host: str, addresses: list[str]) -> Iterator[None]:
+    """Inside this block, a new connection to ``host`` goes to one of ``addresses`` (already
+    checked by the caller's guard) instead of resolving the name again. A context variable:
+    httpcore opens a request's connection in the task that sends the request."""
+    token = _checked.set((_host_key(host), addresses) if addresses else None)
+    try:
+        yield
+    finally:
+        _checked.reset(token)
+
+
+def _host_key(host: str) -> str:
+    return host.strip("[]").rstrip(".").lower()
 
 
 class GuardedBackend(httpcore.AsyncNetworkBackend):
@@ -57,11 +88,15 @@ class GuardedBackend(httpcore.AsyncNetworkBackend):
         local_address: str | None = None,
         socket_options: Iterable[httpcore.SOCKET_OPTION] | None = None,
     ) -> httpcore.AsyncNetworkStream:
-        shown = f"[{host}]" if ":" in host else host
-        try:
-            addresses = await self.guard.checked_addresses(f"http://{shown}:{port}/")
-        except (BlockedURL, NetworkError) as exc:
-            raise httpcore.ConnectError(str(exc)) from exc
+        checked = _checked.get()
+        if checked is not None and checked[0] == _host_key(host):
+            addresses = checked[1]
+        else:
+            shown = f"[{host}]" if ":" in host else host
+            try:
+                addresses = await self.guard.checked_addresses(f"http://{shown}:{port}/")
+            except (BlockedURL, NetworkError) as exc:
+                raise httpcore.ConnectError(str(exc)) from exc
         # nothing resolved: an IP literal (checked), or a name the allowlist trusts as such
         targets = addresses or [host]
         error: Exception | None = None
@@ -108,6 +143,17 @@ class _PinnedTransport(httpx.AsyncHTTPTransport):
             keepalive_expiry=limits.keepalive_expiry,
             network_backend=GuardedBackend(guard),
         )
+
+
+def guard_backend(transport: httpx.AsyncHTTPTransport, guard: UrlGuard) -> bool:
+    """Make ``transport`` (built by httpx on httpcore, direct: no proxy) open every connection
+    through ``GuardedBackend``, around the network backend it has; False when it is not such
+    a transport."""
+    pool = getattr(transport, "_pool", None)
+    if not isinstance(pool, httpcore.AsyncConnectionPool) or not hasattr(pool, "_network_backend"):
+        return False
+    pool._network_backend = GuardedBackend(guard, inner=pool._network_backend)
+    return True
 
 
 def pinned_transport(

@@ -20,7 +20,8 @@ NAME = "rebind.test"
 
 
 class _Server:
-    """An HTTPS server on ``host`` answering every GET with 200 and its own name."""
+    """An HTTPS server on ``host`` answering every GET with 200 and a page titled its own
+    address."""
 
     def __init__(self, host: str, port: int, context: ssl.SSLContext) -> None:
         self.hits: list[str] = []
@@ -29,8 +30,9 @@ class _Server:
         class Handler(BaseHTTPRequestHandler):
             def do_GET(self) -> None:
                 server_self.hits.append(self.headers.get("host", ""))
-                body = host.encode()
+                body = f"<html><head><title>{host}</title></head><body></body></html>".encode()
                 self.send_response(200)
+                self.send_header("content-type", "text/html; charset=utf-8")
                 self.send_header("content-length", str(len(body)))
                 self.end_headers()
                 self.wfile.write(body)
@@ -121,5 +123,30 @@ async def test_https_pinned_request_succeeds_for_the_name(
     transport = pinned_transport(UrlGuard(allowlist=["127.0.0.1/32"]), verify=verify)
     async with httpx.AsyncClient(transport=transport) as client:
         response = await client.get(f"https://{NAME}:{good.port}/")
-    assert response.status_code == 200 and response.text == "127.0.0.1"
+    assert response.status_code == 200 and "<title>127.0.0.1</title>" in response.text
+    assert good.hits == [f"{NAME}:{good.port}"] and evil.hits == []
+
+
+async def test_the_crawler_fetches_https_from_the_address_its_guard_checked(
+    servers: tuple[_Server, _Server],
+    rebinding: list[str],
+    cert: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The crawler checks a seed's name and connects to the address that passed, over https
+    as over http: a name that answers an internal address on the second lookup (whose server
+    even holds a valid certificate for the name) is never reached."""
+    import certifi
+
+    from crawler import BlockedURL, FetchConfig, Fetcher
+
+    monkeypatch.setattr(certifi, "where", lambda: str(cert / "cert.pem"))
+    good, evil = servers
+    config = FetchConfig(delay=0, respect_robots=False, allowlist=("127.0.0.1/32",))
+    async with Fetcher(config) as fetcher:
+        page = await fetcher.fetch(f"https://{NAME}:{good.port}/a")
+        assert rebinding == ["127.0.0.1"]  # the guard's lookup only: the connection used it
+        with pytest.raises(BlockedURL, match="not a public address"):
+            await fetcher.fetch(f"https://{NAME}:{good.port}/b")  # the next check sees it
+    assert page.title == "127.0.0.1"
     assert good.hits == [f"{NAME}:{good.port}"] and evil.hits == []
