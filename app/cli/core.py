@@ -65,6 +65,8 @@ def serve(
             port=port,
             log_level="info",
             workers=workers,
+            proxy_headers=True,
+            forwarded_allow_ips=settings.forwarded_allow_ips,
         )
     typer.echo("Timely Push stopped.", err=True)
 

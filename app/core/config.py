@@ -42,6 +42,13 @@ class Settings(BaseSettings):
     )
     host: str = Field("127.0.0.1", description="Default bind host of `timelypush serve`.")
     port: int = Field(8000, description="Default port of `timelypush serve`.")
+    forwarded_allow_ips: str = Field(
+        "127.0.0.1",
+        description="Proxies and load balancers trusted to say who the client is "
+        "(X-Forwarded-For, X-Forwarded-Proto): comma-separated addresses or networks, `*` for "
+        "any. Sign-in and sign-up limits count per client address: behind a proxy not listed "
+        "here every visitor shares the proxy's.",
+    )
     secure_cookies: bool | None = Field(
         None,
         description="Mark session cookies Secure (sent over HTTPS only); unset: when "

@@ -225,3 +225,46 @@ def test_serve_runs_several_web_processes_only_in_the_celery_setup(
     get_settings.cache_clear()
     assert runner.invoke(cli, ["serve", "--workers", "3"]).exit_code == 0
     assert runs[-1]["workers"] == 3 and runs[-1]["factory"] is True
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(180)
+@pytest.mark.parametrize(("trusted", "metrics"), [("", 404), ("10.9.9.9", 200)])
+def test_serve_believes_a_forwarded_client_address_only_from_a_trusted_proxy(
+    sqlite_url: str, tmp_path: Path, trusted: str, metrics: int
+) -> None:
+    """Behind a load balancer the service tells visitors apart (sign-in limits count per
+    address) by the address the balancer forwards, and only a listed balancer's: the
+    metrics, readable from this machine only, are refused to a request forwarded for a
+    visitor elsewhere by a trusted proxy (here the test itself, on 127.0.0.1, the default),
+    and served when the proxy is not trusted (the header then counts for nothing)."""
+    import httpx
+
+    port = free_port()
+    env = app_env(database_url=sqlite_url, var_dir=str(tmp_path / "var"), secret_key="test")
+    env["PYTHONPATH"] = str(Path(__file__).resolve().parents[2])
+    if trusted:
+        env["TIMELYPUSH_FORWARDED_ALLOW_IPS"] = trusted
+    proc = subprocess.Popen(
+        [sys.executable, "-c", "from app.cli import main; main()", "serve", "--port", str(port)],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
+    base = f"http://127.0.0.1:{port}"
+    try:
+
+        def up() -> bool:
+            try:
+                return httpx.get(f"{base}/healthz").status_code == 200
+            except httpx.HTTPError:
+                return False
+
+        wait_for(up, 150, "timelypush serve", step=0.5)
+        assert httpx.get(f"{base}/metrics").status_code == 200  # from this machine
+        forwarded = httpx.get(f"{base}/metrics", headers={"X-Forwarded-For": "203.0.113.9"})
+        assert forwarded.status_code == metrics
+    finally:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
