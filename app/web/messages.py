@@ -344,7 +344,6 @@ def message_list(request: Request, db: Db, user: CurrentUser) -> Response:
             "filters": f,
             "filtered": f.active,
             "concerns": [{"id": k, "label": v} for k, v in labels.items()],
-            "unread_count": svc.unread_count(db, user),
             "sms_available": account_messages.sms_available(get_settings()),
             "next_url": f"/messages?{f.query(cursor=next_cursor)}" if next_cursor else None,
             "first_url": f"/messages?{f.query(cursor='')}" if f.cursor else None,
@@ -367,10 +366,11 @@ def message_detail(request: Request, db: Db, user: CurrentUser, match_id: int) -
     match = _owned(db, user, match_id)
     if match.read_at is None:
         match = svc.mark_read(db, user, match_id)
+        # the navigation badge, counted before this message was read (``page_user``)
+        request.state.unread_count = svc.unread_count(db, user)
     item = _item(match, svc.concern_names(db, user))
     context = {
         "m": item,
-        "unread_count": svc.unread_count(db, user),
         "deliveries": delivery_actions.match_deliveries(db, user, match_id),
         # a chat or push app is named as the user named it (its row is found by its URL)
         "channel_names": {c.url: c.name for c in push_channels.list_channels(db, user) if c.name},

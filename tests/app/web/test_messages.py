@@ -199,6 +199,16 @@ def test_navigation_shows_the_unread_badge_everywhere(alice_client, feed):
     assert '<span class="badge">3</span>' in page.text
 
 
+def test_opening_an_unread_message_counts_it_read_in_the_badge_at_once(alice_client, feed):
+    page = alice_client.get(f"/messages/{feed['old'].id}")
+    assert '<span class="badge">2</span>' in page.text
+    # the list says the same number as the badge, counted once
+    listed = alice_client.get("/messages")
+    assert "2 条未读" in listed.text and '<span class="badge">2</span>' in listed.text
+    again = alice_client.get(f"/messages/{feed['old'].id}")  # already read: still two
+    assert '<span class="badge">2</span>' in again.text
+
+
 def test_delivery_history_and_resend(alice_client, bob_client, db, feed):
     from app.models import Delivery
 
