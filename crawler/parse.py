@@ -27,7 +27,7 @@ from crawler.dom import BLOCKS, attr, clean, element_text, elements, strip, to_r
 from crawler.feeds import looks_like_feed, parse_feed
 from crawler.fingerprint import content_hash, fingerprints
 from crawler.maintext import main_block
-from crawler.pagekind import Structure, classify
+from crawler.pagekind import ITEM, Structure, classify
 from crawler.types import Link, Page
 from crawler.urls import canonicalize
 
@@ -468,12 +468,16 @@ def parse_html(
             structure.main_link_chars,
             structure.main_headlines,
             structure.main_run_chars,
+            own_words,
         ) = main_block(root)
         structure.main_chars = len(text)
+        kind = classify(page_url, title, text, structure)
+        if own_words is not None and kind.kind == ITEM:
+            # a story of a line or two: what it says, not the headlines it links to
+            text = own_words()
     except (ValueError, RecursionError, etree.LxmlError) as exc:  # a safety net: never crash
         logger.warning("could not analyse %s: %r", page_url, exc)
         return _empty(page_url, status)
-    kind = classify(page_url, title, text, structure)
     digest, near = fingerprints(text)
     return Page(
         url=page_url,

@@ -371,6 +371,63 @@ def test_densest_block_without_article_tag_and_br_lines():
     ]
 
 
+def _brief(lang: str) -> str:
+    """A story of one line (a brief), with the site's "most read" and "related" lists of
+    other stories around it."""
+    if lang == "zh":
+        head, story, others = (
+            "创业板收跌0.18% 成交萎缩四成",
+            "创业板收跌0.18%，成交萎缩四成。",
+            [
+                "国安主场三比零击败申花 中超积分榜登顶",
+                "梅西梅开二度 巴萨逆转皇马",
+                "男篮世界杯预选赛名单公布",
+                "英超第37轮 曼城0:0逼平哈德斯菲尔德",
+            ],
+        )
+        heads = ("热点排行", "相关新闻")
+    else:
+        head, story, others = (
+            "Shares close lower on thin trading",
+            "Shares closed 0.2% lower.",
+            [
+                "Arsenal beat Chelsea in a thrilling derby at the Emirates",
+                "Manchester City held to a goalless draw by Huddersfield",
+                "Wales name their squad for the Six Nations opener",
+                "Murray reaches the Wimbledon quarter-finals in straight sets",
+            ],
+        )
+        heads = ("Most read", "Related")
+    links = "".join(
+        f'<li><a href="/2024/0601/s{i}.html">{t}</a></li>' for i, t in enumerate(others)
+    )
+    return (
+        f"<html><head><title>{head}</title></head><body>"
+        f"<div class='top'><a href='/'>Home</a> <a href='/finance/'>Finance</a></div>"
+        f"<div class='main'><h1>{head}</h1><div class='date'>2024-06-01</div>"
+        f"<div class='article'><p>{story}</p></div></div>"
+        f"<div class='box'><h3>{heads[0]}</h3><ul>{links[: len(links) // 2]}</ul></div>"
+        f"<div class='box'><h3>{heads[1]}</h3><ul>{links[len(links) // 2 :]}</ul></div>"
+        "</body></html>"
+    )
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_a_story_of_one_line_is_its_own_words_not_the_headlines_it_links_to(lang: str) -> None:
+    """A brief has no block of running text, and its main text used to be the whole page's,
+    the other stories' headlines in its lists included: read as its words, a finance brief
+    said 中超 and 巴萨. It is an item, and its text is what it says."""
+    page = parse_html(_brief(lang), "http://news.example.cn/2024/0601/a000123.html")
+    assert page.kind == "item", page.kind_evidence
+    assert ("创业板收跌0.18%" if lang == "zh" else "Shares closed 0.2% lower.") in page.text
+    for word in ("申花", "皇马", "男篮", "曼城", "Arsenal", "Huddersfield", "Wales", "Murray"):
+        assert word not in page.text
+    # the same page at a section's address is a list, and a list keeps its links' text:
+    # that is what it holds
+    hub = parse_html(_brief(lang), "http://news.example.cn/finance/")
+    assert hub.kind == "hub" and ("申花" if lang == "zh" else "Arsenal") in hub.text
+
+
 def test_atom_feed_parsed_as_feed():
     atom = """<?xml version="1.0" encoding="utf-8"?>
     <feed xmlns="http://www.w3.org/2005/Atom"><title>Sports</title>
