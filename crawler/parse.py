@@ -314,10 +314,15 @@ def _ld_facts(root: etree._Element) -> tuple[list[str], list[str]]:
         if attr(el, "type").lower() != "application/ld+json" or not el.text:
             continue
         try:
-            walk(json.loads(el.text), 0)
+            walk(json.loads(_CDATA.sub("", el.text)), 0)
         except (ValueError, RecursionError):
             continue
     return found, _ld_sections(nodes)
+
+
+_CDATA = re.compile(r"^\s*(?://\s*)?<!\[CDATA\[|(?://\s*)?\]\]>\s*$")
+"""A CDATA wrapper around a script's JSON (``<![CDATA[ … ]]>``, or ``//<![CDATA[`` …
+``//]]>``), as XHTML pages and some publishing systems write it: the JSON is inside."""
 
 
 def _ld_sections(nodes: list[dict[str, object]]) -> list[str]:

@@ -59,11 +59,18 @@ def test_the_suites_own_pages(name: str, url: str, expected: str) -> None:
     assert page.kind_evidence  # the decision names what it used
 
 
-def test_an_english_news_article_declared_by_json_ld() -> None:
+@pytest.mark.parametrize(
+    ("before", "after"),
+    [("", ""), ("<![CDATA[", "]]>"), ("\n//<![CDATA[\n", "\n//]]>\n")],
+    ids=["plain", "cdata", "commented-cdata"],
+)
+def test_an_english_news_article_declared_by_json_ld(before: str, after: str) -> None:
+    """JSON-LD as most sites write it, and wrapped in CDATA as XHTML pages and some publishing
+    systems do."""
     html = (
         "<html><head><title>City win the derby | Sport</title>"
-        '<script type="application/ld+json">{"@context": "https://schema.org",'
-        ' "@type": "NewsArticle", "headline": "City win the derby"}</script></head>'
+        f'<script type="application/ld+json">{before}{{"@context": "https://schema.org",'
+        f' "@type": "NewsArticle", "headline": "City win the derby"}}{after}</script></head>'
         f"<body><nav><a href='/'>Home</a></nav><h1>City win the derby</h1><p>{PARA_EN}</p>"
         "</body></html>"
     )
