@@ -204,11 +204,13 @@ def _form(
             "sensitivities": SENSITIVITIES,
             "scorers": SCORERS,
             "first_visit_factor": f"{get_settings().crawl_first_visit_factor:g}",
-            # folded unless the concern departs from the defaults or a value there is wrong
-            "advanced_open": values.get("strategy", DEFAULT_STRATEGY) != DEFAULT_STRATEGY
-            or values.get("scorer", "model") != "model"
+            # each folded part opens by itself when the concern departs from its defaults
+            # there or a value in it is wrong: how pages are judged (the scorer) …
+            "judgment_open": values.get("scorer", "model") != "model" or "scorer" in errors,
+            # … and how the site is crawled (the strategy and its parameters)
+            "crawl_open": values.get("strategy", DEFAULT_STRATEGY) != DEFAULT_STRATEGY
             or any(values.get(f"param_{p.name}") for p in PARAMS)
-            or any(k in ("strategy", "scorer") or k.startswith("param_") for k in errors),
+            or any(k == "strategy" or k.startswith("param_") for k in errors),
         },
         user=user,
         status_code=status,

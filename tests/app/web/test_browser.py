@@ -446,7 +446,7 @@ def test_every_page_fits_a_phone_and_a_desktop(live: dict[str, Any], tmp_path: P
             page.goto(base + "/concerns")
             _look(page, shots, "concerns", phone=phone)
             page.click(".concern a:has-text('编辑')")
-            # strategy parameters wait under "高级", explained in plain words
+            # strategy parameters wait under "网站如何抓取", explained in plain words
             expect(page.locator("#param_W")).to_be_hidden()
             page.click("#advanced summary")
             expect(page.locator("#param_W")).to_be_visible()

@@ -323,8 +323,8 @@ def test_an_interrupted_visit_does_not_pass_for_a_finished_one(alice_client, db,
 def test_synonyms_on_the_form_and_strategy_under_advanced(alice_client, site_url, db, alice):
     form = alice_client.get("/concerns/new").text
     assert 'id="synonyms"' in form and "同义词" in form
-    # strategy and its parameters wait, folded, under "高级" with help in plain words
-    assert re.search(r'<details class="advanced" id="advanced">\s*<summary>高级', form)
+    # strategy and its parameters wait, folded, under "网站如何抓取" with help in plain words
+    assert re.search(r'<details class="advanced" id="advanced">\s*<summary>网站如何抓取', form)
     assert "大多数用户保持默认即可" in form and "每个页面最多继续访问多少个链接" in form
     response = post(
         alice_client,
@@ -364,6 +364,65 @@ def test_synonyms_on_the_form_and_strategy_under_advanced(alice_client, site_url
     assert bad.status_code == 422
     assert '<details class="advanced" id="advanced" open>' in bad.text
     assert "请输入 0 到 1 之间的数字。" in bad.text
+
+
+FORM_PARTS = {  # the folded parts of the concern form: id → its heading, in Chinese and English
+    "zh": {"advanced-judgment": "页面如何判断", "advanced": "网站如何抓取"},
+    "en": {"advanced-judgment": "How pages are judged", "advanced": "How the site is crawled"},
+}
+
+
+def _parts(html: str) -> dict[str, dict]:
+    """The folded parts of the concern form: id → its heading, whether it is open, and the
+    names of the fields it holds."""
+    from bs4 import BeautifulSoup
+
+    form = BeautifulSoup(html, "html.parser").find("form", id="concern-form")
+    return {
+        d["id"]: {
+            "heading": next(d.summary.strings).strip(),
+            "open": d.has_attr("open"),
+            "fields": {f["name"] for f in d.find_all(["input", "select"]) if f.has_attr("name")},
+        }
+        for d in form.find_all("details")
+    }
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_the_form_folds_judging_and_crawling_apart_under_their_own_names(
+    alice_client, site_url, db, alice, lang
+):
+    """Two folded parts, each named by what it holds (not two alike "Advanced"): how pages are
+    judged holds the scorer, how the site is crawled the strategy and its parameters. Each
+    opens by itself when it holds a wrong or a non-default value, the other stays folded."""
+    alice.language = lang
+    db.add(alice)
+    db.commit()
+    parts = _parts(alice_client.get("/concerns/new").text)
+    assert {k: v["heading"] for k, v in parts.items()} == FORM_PARTS[lang]
+    assert parts["advanced-judgment"]["fields"] == {"scorer"}
+    params = parts["advanced"]["fields"] - {"strategy"}
+    assert "strategy" in parts["advanced"]["fields"] and params
+    assert all(name.startswith("param_") for name in params)
+    assert not parts["advanced-judgment"]["open"] and not parts["advanced"]["open"]
+
+    data = {"seed_url": site_url, "keywords": "足球", "priority": "0", "max_pages": "50",
+            "scope": "host", "strategy": "adaptive", "enabled": "1"}  # fmt: skip
+    judged = post(alice_client, "/concerns/new", dict(data, scorer="kp"), page="/concerns/new")
+    assert judged.status_code == 303, judged.text
+    edit = f"/concerns/{db.exec(__import__('sqlmodel').select(Concern)).one().id}/edit"
+    parts = _parts(alice_client.get(edit).text)  # a non-default scorer: only its part opens
+    assert parts["advanced-judgment"]["open"] and not parts["advanced"]["open"]
+
+    wrong = post(alice_client, edit, dict(data, param_gamma="7"), page=edit)
+    assert wrong.status_code == 422  # a wrong parameter opens the crawl part, and only it
+    parts = _parts(wrong.text)
+    assert parts["advanced"]["open"] and not parts["advanced-judgment"]["open"]
+
+    wrong = post(alice_client, edit, dict(data, scorer="dice"), page=edit)
+    assert wrong.status_code == 422  # a wrong scorer opens the judging part, and only it
+    parts = _parts(wrong.text)
+    assert parts["advanced-judgment"]["open"] and not parts["advanced"]["open"]
 
 
 # One bad value each: the form field, what is typed, the same value in the API's body, and the

@@ -148,7 +148,7 @@ def test_sensitivity_and_scorer_on_the_concern_form(alice_client, db, alice, sit
     assert re.search(r'value="balanced"\s+checked', form)
     assert "精确" in form and "均衡" in form and "宽泛" in form and "80%" in form
     assert re.search(r'<option value="model"\s+selected>学习型主题模型（推荐）</option>', form)
-    assert "高级" in form
+    assert "页面如何判断" in form
     data = {"seed_url": site_url, "keywords": "足球", "priority": "0", "max_pages": "50",
             "scope": "host", "strategy": "adaptive", "enabled": "1"}  # fmt: skip
     bad = post(alice_client, "/concerns/new", dict(data, sensitivity="loud"), page="/concerns/new")
@@ -161,7 +161,7 @@ def test_sensitivity_and_scorer_on_the_concern_form(alice_client, db, alice, sit
     assert (concern.sensitivity, concern.scorer) == ("precise", "kp")
     edit = alice_client.get(f"/concerns/{concern.id}/edit").text
     assert re.search(r'value="precise"\s+checked', edit) and re.search(
-        r'<details id="advanced-judgment"[^>]* open>', edit
+        r'<details [^>]*id="advanced-judgment"[^>]* open>', edit
     )
     edit_path = f"/concerns/{concern.id}/edit"
     post(alice_client, edit_path, dict(data, sensitivity="broad", scorer="model"), page=edit_path)
