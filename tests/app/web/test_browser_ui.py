@@ -3,6 +3,8 @@ style sheet shows or hides at 1280 and 375 px."""
 
 from __future__ import annotations
 
+import os
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -236,3 +238,132 @@ def test_a_dead_reset_link_in_the_fragment_says_so_at_once(live: dict[str, Any])
         expect(page.locator("#reset-invalid")).to_be_hidden()
         assert page.locator("#reset-token").input_value() == good
         browser.close()
+
+
+# The controls of each list a reader works through with a thumb: page → the parts holding them.
+_LISTS = {
+    "messages": "#verify-notice, #bulk, .pager",
+    "concerns": ".concern",
+    "message": ".verdict, .actions, #deliveries",
+    "report": "#learned",
+    "settings": ".channel-list, #feeds, #tokens",
+}
+
+# Each control in ``parts`` whose tap area (a checkbox's: its label) is under 44 × 44 CSS px,
+# whose area another element covers (the middle of its top, centre and bottom rows must land
+# on the control itself), or which overlaps another control.
+_TAP_AREAS = """parts => {
+  const out = [], seen = new Set(), boxes = [];
+  const sel = 'a[href], button, summary, select, input[type=checkbox], input[type=radio]';
+  for (const part of document.querySelectorAll(parts)) {
+    for (const el of part.querySelectorAll(sel)) {
+      const target = el.matches('input') ? (el.closest('label') || el) : el;
+      if (seen.has(target) || !target.getClientRects().length) continue;
+      seen.add(target);
+      target.scrollIntoView({block: 'center'});
+      const r = target.getBoundingClientRect(), x = r.left + r.width / 2;
+      const rows = [r.top + 1, r.top + r.height / 2, r.bottom - 1];
+      const hit = rows.every(y => {
+        const at = document.elementFromPoint(x, y);
+        return at !== null && target.contains(at);
+      });
+      const y = window.scrollY;  // boxes on the page, wherever it is scrolled
+      const box = {left: r.left, right: r.right, top: r.top + y, bottom: r.bottom + y};
+      const overlaps = boxes.some(b => b.left < box.right - 0.5 && box.left < b.right - 0.5
+        && b.top < box.bottom - 0.5 && box.top < b.bottom - 0.5);
+      boxes.push(box);
+      if (r.height < 44 - 0.5 || r.width < 44 - 0.5 || !hit || overlaps) {
+        out.push(target.tagName + '.' + target.className + ' "'
+          + (target.textContent || el.name).trim().slice(0, 20) + '" '
+          + Math.round(r.width) + 'x' + Math.round(r.height) + (hit ? '' : ' covered')
+          + (overlaps ? ' overlaps' : ''));
+      }
+    }
+  }
+  return out;
+}"""
+
+
+def _lists_to_tap(language: str) -> dict[str, str]:
+    """A reader (email not yet confirmed, in ``language``) with three messages, one of them
+    with a failed push, a concern with learned and removed words, a chat app, per-concern feed
+    links and an API token; the address of each page holding their lists."""
+    from sqlmodel import Session
+
+    from app.core.db import get_engine
+    from app.models import ApiToken, Concern, Delivery, PushChannel, User
+    from app.services import feed
+
+    data = _reader(3)
+    first = data["matches"][0]
+    with Session(get_engine(), expire_on_commit=False) as db:
+        user = db.get(User, data["user"])
+        user.email_verified_at = None
+        user.language = language
+        feed.feed_token(db, user)
+        concern = db.get(Concern, data["concern"].id)
+        concern.learned_terms = {"恒大": 0.91, "联赛": 0.74}
+        concern.blocked_terms = ["彩票"]
+        db.add_all([user, concern])
+        db.add(
+            Delivery(
+                idempotency_key=f"i:{user.id}:webhook:{first}",
+                user_id=user.id,
+                match_id=first,
+                match_ids=[first],
+                channel="webhook",
+                target="http://127.0.0.1:9/in",
+                status="dead",
+                attempts=8,
+                last_error="webhook answered HTTP 500",
+            )
+        )
+        db.add(PushChannel(user_id=user.id, name="球队群", url="ntfy://topic", service="ntfy"))
+        db.add(ApiToken(user_id=user.id, name="phone", token_hash="not-a-real-token-hash"))
+        db.commit()
+    return {
+        "messages": "/messages",
+        "concerns": "/concerns",
+        "message": f"/messages/{first}",
+        "report": f"/concerns/{concern.id}/report",
+        "settings": "/settings",
+    }
+
+
+@pytest.mark.parametrize("language", ["zh", "en"])
+def test_every_action_in_a_list_is_a_44px_tap_target_on_a_phone(
+    live: dict[str, Any], tmp_path: Path, language: str
+) -> None:
+    """At 375 px every link, button and checkbox in the lists — messages (their titles and
+    checkboxes too), concerns, a message's pushes, the learned words of the report, and the
+    settings' chat apps, feed links and API tokens — is a tap area of at least 44 × 44 px that
+    no other element covers; at 1280 px they keep their compact desktop size. Both widths fit
+    without sideways scrolling, with a screenshot of each page."""
+    from playwright.sync_api import sync_playwright
+
+    shots = Path(os.environ.get("TIMELYPUSH_SCREENSHOT_DIR") or tmp_path / "shots")
+    shots.mkdir(parents=True, exist_ok=True)
+    base = live["url"]
+    pages = _lists_to_tap(language)
+    with sync_playwright() as p:
+        for width in (375, 1280):
+            browser, page = _browser(p, width)
+            _log_in(page, base)
+            for name, path in pages.items():
+                page.goto(base + path)
+                test_browser._look(page, shots, f"{name}-lists-{language}", phone=width < 500)
+                if width < 500:
+                    small = page.evaluate(_TAP_AREAS, _LISTS[name])
+                    assert not small, f"{name}: tap areas under 44 px or covered: {small}"
+                    if name == "messages":  # a tap beside the box, in its area, ticks it
+                        page.locator(".msg .pick").first.click(position={"x": 2, "y": 2})
+                        assert page.locator(".msg input[name=ids]").first.is_checked()
+                else:  # the phone's sizes stay on the phone
+                    tall = page.evaluate(
+                        """parts => [...document.querySelectorAll(parts)].flatMap(p =>
+                          [...p.querySelectorAll('.btn.small, a.title, a.concern-feed')])
+                          .map(e => e.getBoundingClientRect().height).filter(h => h >= 40)""",
+                        _LISTS[name],
+                    )
+                    assert not tall, f"{name}: desktop controls grew: {tall}"
+            browser.close()
