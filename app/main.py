@@ -125,11 +125,12 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.add_exception_handler(Throttled, on_throttled)
 
     async def on_http_error(request: Request, exc: Exception) -> Response:
-        """An address no route knows: the site's "not found" page for a browser, the API's
-        JSON error (or the framework's default) for anyone else."""
+        """An address no route knows, or one asked with a method it does not take: the site's
+        "not found" or "cannot be opened this way" page for a browser (405 keeps its Allow
+        header), the API's JSON error (or the framework's default) for anyone else."""
         assert isinstance(exc, StarletteHTTPException)
         if exc.status_code in (404, 405) and web.wants_page(request):
-            return await web.not_found_page(request, exc.status_code)
+            return await web.error_page(request, exc.status_code, exc.headers)
         return await api_http_error(request, exc)
 
     app.add_exception_handler(StarletteHTTPException, on_http_error)

@@ -8,6 +8,7 @@ error pages. Every view goes through ``app.services``; nothing here holds busine
 from __future__ import annotations
 
 import logging
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
@@ -20,6 +21,7 @@ from starlette.middleware.sessions import SessionMiddleware
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from app.core.config import get_settings
+from app.core.i18n import N_
 
 logger = logging.getLogger(__name__)
 
@@ -110,7 +112,7 @@ def install(app: FastAPI) -> None:
         return redirect("/login?next=" + quote(exc.next_url, safe="/"))
 
     async def on_not_found(request: Request, exc: Exception) -> Response:
-        return _not_found(request, _user(request))
+        return _error(request, _user(request), 404)
 
     async def on_csrf(request: Request, exc: Exception) -> Response:
         user = _user(request)
@@ -157,27 +159,45 @@ def _visitor(request: Request) -> Any:
     return getattr(request.state, "web_user_copy", None)
 
 
-async def not_found_page(request: Request, status_code: int = 404) -> Response:
-    """The site's own "not found" page, in the visitor's language, for an address no route
-    knows (a mistyped or outdated link followed in a browser)."""
+# What the site's own error page says, by status, for an address a browser cannot open
+_ERROR_TEXTS = {
+    404: (N_("Not found"), N_("There is nothing here, or it is not yours.")),
+    405: (
+        N_("This page cannot be opened this way"),
+        N_(
+            "This address belongs to a button or a form of the site and does not open as a "
+            "page. Go back to the page you came from, or start again from the start page."
+        ),
+    ),
+}
+
+
+async def error_page(
+    request: Request, status_code: int = 404, headers: Mapping[str, str] | None = None
+) -> Response:
+    """The site's own error page, in the visitor's language, for an address a browser cannot
+    open: "not found" (404) for one no route knows (a mistyped or outdated link), "cannot be
+    opened this way" (405) for one only a form sends (/logout typed into the address bar),
+    with ``headers`` (the 405's ``Allow``)."""
     from starlette.concurrency import run_in_threadpool
 
     user = await run_in_threadpool(_visitor, request)
-    return _not_found(request, user, status_code)
+    response = _error(request, user, status_code)
+    response.headers.update(headers or {})
+    return response
 
 
-def _not_found(request: Request, user: Any, status_code: int = 404) -> Response:
-    """The "not found" page (a missing or someone else's thing, or an unknown address)."""
+def _error(request: Request, user: Any, status_code: int) -> Response:
+    """The error page of ``status_code`` ("not found" unless ``_ERROR_TEXTS`` has its own):
+    also the page of a missing or someone else's thing."""
     from app.web.forms import message
     from app.web.templating import render
 
+    heading, detail = _ERROR_TEXTS.get(status_code, _ERROR_TEXTS[404])
     return render(
         request,
         "error.html",
-        {
-            "heading": message(request, user, "Not found"),
-            "detail": message(request, user, "There is nothing here, or it is not yours."),
-        },
+        {"heading": message(request, user, heading), "detail": message(request, user, detail)},
         user=user,
         status_code=status_code,
     )

@@ -482,6 +482,12 @@ def test_every_page_fits_a_phone_and_a_desktop(live: dict[str, Any], tmp_path: P
 
             page.goto(base + "/no/such/page")
             _look(page, shots, "not-found", phone=phone)
+            answer = page.goto(base + "/logout")  # typed into the address bar: a form's address
+            assert answer is not None and answer.status == 405
+            expect(page.locator("h1")).to_have_text("无法以这种方式打开此页面")
+            _look(page, shots, "wrong-method", phone=phone)
+            page.click("main a[href='/']")  # home, still signed in
+            expect(page).to_have_url(re.compile(r"/messages$"))
             page.goto(unsubscribe)
             _look(page, shots, "unsubscribe", phone=phone)
             if phone:  # the link from the mail: confirm, then offered to subscribe again

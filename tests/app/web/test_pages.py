@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 
 def test_favicon_is_served(client: Any) -> None:
     response = client.get("/favicon.ico")
@@ -41,3 +43,41 @@ def test_api_and_scripts_keep_the_json_not_found(client: Any) -> None:
     assert api.status_code == 404 and api.json()["error"]["code"] == "not_found"
     script = client.get("/no/such/page", headers={"Accept": "application/json"})
     assert script.status_code == 404 and script.json() == {"detail": "Not Found"}
+
+
+@pytest.mark.parametrize(
+    ("language", "says"),
+    [
+        ("zh-CN,zh;q=0.9", "无法以这种方式打开此页面"),
+        ("en", "This page cannot be opened this way"),
+    ],
+)
+def test_an_address_opened_the_wrong_way_says_so(
+    client: Any, alice_client: Any, language: str, says: str
+) -> None:
+    """Typing /logout (a form's button sends it with POST) into the address bar: the site's
+    own page says it cannot be opened this way, with a link home, 405 with its Allow header;
+    not the "not found" page."""
+    html = {"Accept": "text/html,application/xhtml+xml,*/*;q=0.8", "Accept-Language": language}
+    page = client.get("/logout", headers=html)
+    assert page.status_code == 405 and page.headers["allow"] == "POST"
+    assert page.headers["content-type"].startswith("text/html")
+    assert says in page.text and '<a class="btn" href="/">' in page.text
+    assert "找不到页面" not in page.text and "Not found" not in page.text
+    assert "Method Not Allowed" not in page.text
+    # a signed-in reader gets it in the profile's language (Chinese), with the site's menu,
+    # and stays signed in
+    mine = alice_client.get("/logout", headers=html)
+    assert mine.status_code == 405 and mine.headers["allow"] == "POST"
+    assert "无法以这种方式打开此页面" in mine.text and 'href="/messages"' in mine.text
+    assert alice_client.get("/settings").status_code == 200
+
+
+def test_api_and_scripts_keep_the_json_wrong_method(client: Any) -> None:
+    html = {"Accept": "text/html"}
+    api = client.get("/api/v1/auth/token", headers=html)
+    assert api.status_code == 405 and api.headers["allow"] == "POST"
+    assert api.json()["error"]["code"] == "method_not_allowed"
+    script = client.get("/logout", headers={"Accept": "application/json"})
+    assert script.status_code == 405 and script.headers["allow"] == "POST"
+    assert script.json() == {"detail": "Method Not Allowed"}
