@@ -156,7 +156,8 @@ def main_block(
     for a in elements(main, "a"):
         text = element_text(a)
         link_chars += len(text)
-        headline = headline_sized(text)
+        # a link within the page (a table of contents, a footnote) is no story's teaser
+        headline = headline_sized(text) and not (a.get("href") or "").startswith("#")
         if headline:
             targets.add(a.get("href") or text)
         anchors.append((a, headline))

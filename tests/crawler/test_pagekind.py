@@ -370,3 +370,34 @@ def test_a_story_with_links_to_other_stories_between_its_paragraphs_is_an_item()
     )
     page = parse_html(html, "https://news.example.com/sport/what-we-know-about-the-cup-draw")
     assert page.kind == ITEM, page.kind_evidence
+
+
+def test_a_guide_whose_headings_link_to_themselves_is_an_item() -> None:
+    """Documentation and many blogs make each section heading a link to itself (``#id``)
+    for sharing: those are no teasers of other stories, and a long guide is one piece."""
+    sections = [
+        "Installing the command line tools",
+        "Creating your first repository today",
+        "Committing changes to the history",
+        "Sharing changes with other people",
+        "Undoing mistakes in your working copy",
+    ]
+    para = (
+        "This section explains the step in detail, with the commands to type and what each "
+        "of them prints on the screen. "
+    )
+    body = "".join(
+        f'<div class="section" id="s{i}"><h2><a href="#s{i}">{t}</a></h2><p>{para * 2}</p></div>'
+        for i, t in enumerate(sections)
+    )
+    html = (
+        "<html><head><title>A quick guide to version control</title></head><body>"
+        f"<div class='body'><h1>A quick guide to version control</h1>{body}</div></body></html>"
+    )
+    page = parse_html(html, "https://docs.example.org/guide/quickstart.html")
+    assert page.kind == ITEM, page.kind_evidence
+    # the same headings linking to other pages are a list of teasers
+    listed = parse_html(
+        html.replace('href="#s', 'href="/guide/part-'), "https://docs.example.org/guide/"
+    )
+    assert any("headlines" in e for e in listed.kind_evidence), listed.kind_evidence
