@@ -37,6 +37,7 @@ __all__ = [
     "Structure",
     "classify",
     "headline_sized",
+    "titled_headline",
     "url_item_prior",
 ]
 
@@ -175,7 +176,7 @@ def headline_sized(text: str) -> bool:
     return cjk >= 8 or (cjk < 2 and len(text.split()) >= 4)
 
 
-def _headline(title: str, h1: str) -> bool:
+def titled_headline(title: str, h1: str) -> bool:
     """An ``<h1>`` long enough to be a headline, repeated by the title, that is not a list's
     heading naming its page ("Archive: 2024-05 · Page 3")."""
     h, t = _norm(h1), _norm(title)
@@ -253,7 +254,7 @@ def classify(url: str, title: str, text: str, structure: Structure | None) -> Pa
         return PageKind(ITEM, 0.5, ["feed entry" if text else "no structure"])
     s = structure
     ev = _declared_evidence(s) + _text_evidence(s)
-    if _headline(title, s.h1):
+    if titled_headline(title, s.h1):
         ev.append((1.5, "headline h1 = title"))
     ev += _url_evidence(url)
     score = sum(w for w, _ in ev)

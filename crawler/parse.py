@@ -27,7 +27,7 @@ from crawler.dom import BLOCKS, attr, clean, element_text, elements, strip, to_r
 from crawler.feeds import looks_like_feed, parse_feed
 from crawler.fingerprint import content_hash, fingerprints
 from crawler.maintext import main_block
-from crawler.pagekind import ITEM, Structure, classify
+from crawler.pagekind import ITEM, Structure, classify, titled_headline
 from crawler.types import Link, Page
 from crawler.urls import canonicalize
 
@@ -405,10 +405,18 @@ def _crumbs(root: etree._Element) -> list[str]:
 
 
 def _structure(
-    root: etree._Element, meta: _Meta, texts: _Texts, links: list[Link], link_chars: int
+    root: etree._Element,
+    meta: _Meta,
+    texts: _Texts,
+    links: list[Link],
+    link_chars: int,
+    title: str,
 ) -> Structure:
     body = root.find("body")
-    h1 = next((texts[el] for el in elements(root, "h1")), "")
+    # the headline's ``<h1>``: the first the title repeats (a site's logo or name in an
+    # ``<h1>`` of its header comes first on many blogs), else the first
+    h1s = [texts[el] for el in elements(root, "h1")]
+    h1 = next((h for h in h1s if titled_headline(title, h)), h1s[0] if h1s else "")
     return Structure(
         text_chars=len(texts[body if body is not None else root]),
         link_chars=link_chars,
@@ -466,7 +474,7 @@ def parse_html(
         texts = _Texts()  # until main_block changes the tree
         title = _title(root, meta, texts)
         links, link_chars = _links(root, base, texts)
-        structure = _structure(root, meta, texts, links, link_chars)
+        structure = _structure(root, meta, texts, links, link_chars, title)
         structure.ld_types = ld_types
         (
             text,

@@ -401,3 +401,16 @@ def test_a_guide_whose_headings_link_to_themselves_is_an_item() -> None:
         html.replace('href="#s', 'href="/guide/part-'), "https://docs.example.org/guide/"
     )
     assert any("headlines" in e for e in listed.kind_evidence), listed.kind_evidence
+
+
+def test_a_blogs_name_in_an_h1_before_the_posts_headline() -> None:
+    """Many blog themes print the blog's name as an ``<h1>`` in the header and the post's
+    headline as a second one: the headline is the one the title repeats."""
+    html = (
+        "<html><head><title>Why I moved my notes to plain text – Field Notes</title></head>"
+        "<body><header><h1><a href='/'>Field Notes</a></h1></header>"
+        f"<main><h1>Why I moved my notes to plain text</h1><p>{PARA_EN}</p></main></body></html>"
+    )
+    page = parse_html(html, "https://fieldnotes.example/2024/05/plain-text-notes/")
+    assert page.kind == ITEM
+    assert "headline h1 = title" in page.kind_evidence, page.kind_evidence
