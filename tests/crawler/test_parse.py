@@ -428,6 +428,58 @@ def test_a_story_of_one_line_is_its_own_words_not_the_headlines_it_links_to(lang
     assert hub.kind == "hub" and ("申花" if lang == "zh" else "Arsenal") in hub.text
 
 
+@pytest.mark.parametrize(
+    "thread",
+    [
+        "<section class='comments'><h3>5 条评论</h3>{}</section>",
+        "<div id='comments' class='comments-area'><ol class='comment-list'>{}</ol></div>",
+        "<div id='disqus_thread'>{}</div>",
+    ],
+    ids=["theme", "wordpress", "disqus"],
+)
+def test_readers_comments_are_not_the_storys_words(thread: str) -> None:
+    """What a post's readers say is not what it says: the comments below it are left out of
+    its text, whatever the theme calls them, and a post reads the same with or without them."""
+    comments = "".join(
+        f"<div class='comment'><b>{who}</b><p>{said}</p></div>"
+        for who, said in (
+            ("小林", "学习了，谢谢分享！这篇写得很清楚，收藏了以后慢慢看。"),
+            ("Kevin", "楼主有出处吗？股市今天大涨，基金也跟着涨了不少。"),
+            ("晓风", "早上也看到了这条，说得很有道理，期待下一篇文章。"),
+            ("老周", "写得好！周末去看了一场演出，票价比去年贵了一倍。"),
+        )
+    )
+    story = "国安主场三比零击败申花，球迷在比赛结束后久久不愿离场，主帅赛后表示球队状态正在回升。"
+
+    def post(below: str) -> str:
+        return (
+            "<html><head><title>国安三比零击败申花 – 半亩方塘</title></head><body><main>"
+            "<article><h1>国安三比零击败申花</h1><p class='meta'>发表于 2024-06-20</p>"
+            f"<div class='entry-content'><p>{story}</p></div>{below}</article>"
+            "</main></body></html>"
+        )
+
+    url = "http://blog.example.cn/2024/06/20/1/"
+    with_thread = parse_html(post(thread.format(comments)), url)
+    assert with_thread.kind == "item"
+    assert story in with_thread.text
+    for said in ("学习了", "楼主", "股市", "小林", "Kevin"):
+        assert said not in with_thread.text
+    assert with_thread.text == parse_html(post(""), url).text
+
+
+def test_a_post_a_theme_names_comment_keeps_its_text() -> None:
+    """A theme that names the whole post ``comment`` (it holds the headline) is not a thread."""
+    html = (
+        "<html><head><title>国安三比零击败申花</title></head><body>"
+        "<div class='comment'><h1>国安三比零击败申花</h1><p>"
+        "国安主场三比零击败申花，球迷在比赛结束后久久不愿离场，主帅赛后表示状态正在回升。</p></div>"
+        "</body></html>"
+    )
+    page = parse_html(html, "http://forum.example.cn/thread/1")
+    assert "球迷在比赛结束后久久不愿离场" in page.text
+
+
 def test_atom_feed_parsed_as_feed():
     atom = """<?xml version="1.0" encoding="utf-8"?>
     <feed xmlns="http://www.w3.org/2005/Atom"><title>Sports</title>
