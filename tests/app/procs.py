@@ -34,6 +34,19 @@ def wait_for(predicate: Callable[[], Any], timeout: float, what: str, step: floa
         time.sleep(step)
 
 
+def wait_healthy(base: str, what: str, timeout: float = 150) -> None:
+    """Wait until the service at ``base`` answers ``/healthz`` with 200."""
+    import httpx
+
+    def healthy() -> bool:
+        try:
+            return httpx.get(f"{base}/healthz").status_code == 200
+        except httpx.HTTPError:
+            return False
+
+    wait_for(healthy, timeout, what, step=0.5)
+
+
 def app_env(**settings: str) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("TIMELYPUSH_")}
     env.update({f"TIMELYPUSH_{k.upper()}": v for k, v in settings.items()})

@@ -19,7 +19,7 @@ import typer
 from typer.testing import CliRunner
 
 from app.cli import cli, crawl
-from tests.app.procs import app_env, free_port, wait_for
+from tests.app.procs import app_env, free_port, wait_for, wait_healthy
 from tests.crawler.server import serve_html
 
 PAGES = {
@@ -182,15 +182,7 @@ def test_make_run_stopped_with_ctrl_c_is_not_an_error(sqlite_url: str, tmp_path:
         start_new_session=True,
     )
     try:
-        import httpx
-
-        def up() -> bool:
-            try:
-                return httpx.get(f"http://127.0.0.1:{port}/healthz").status_code == 200
-            except httpx.HTTPError:
-                return False
-
-        wait_for(up, 150, "timelypush serve under make", step=0.5)
+        wait_healthy(f"http://127.0.0.1:{port}", "timelypush serve under make")
         os.killpg(proc.pid, signal.SIGINT)  # what the terminal does on Ctrl-C
         output, _ = proc.communicate(timeout=60)
     finally:
@@ -254,14 +246,7 @@ def test_serve_believes_a_forwarded_client_address_only_from_a_trusted_proxy(
     )
     base = f"http://127.0.0.1:{port}"
     try:
-
-        def up() -> bool:
-            try:
-                return httpx.get(f"{base}/healthz").status_code == 200
-            except httpx.HTTPError:
-                return False
-
-        wait_for(up, 150, "timelypush serve", step=0.5)
+        wait_healthy(base, "timelypush serve")
         assert httpx.get(f"{base}/metrics").status_code == 200  # from this machine
         forwarded = httpx.get(f"{base}/metrics", headers={"X-Forwarded-For": "203.0.113.9"})
         assert forwarded.status_code == metrics

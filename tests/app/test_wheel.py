@@ -12,7 +12,7 @@ import httpx
 import pytest
 
 from app.core.config import ROOT
-from tests.app.procs import free_port, stop, wait_for
+from tests.app.procs import free_port, stop, wait_healthy
 from tests.environment import unavailable
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(400)]
@@ -129,14 +129,7 @@ def test_wheel_installed_outside_the_checkout_migrates_and_serves(tmp_path: Path
     log.close()
     base = f"http://127.0.0.1:{port}"
     try:
-
-        def healthy() -> bool:
-            try:
-                return httpx.get(f"{base}/healthz").status_code == 200
-            except httpx.HTTPError:
-                return False
-
-        wait_for(healthy, 150, "the installed service", step=0.5)
+        wait_healthy(base, "the installed service")
         with httpx.Client(base_url=base) as client:
             login = client.get("/login", headers={"Accept-Language": "zh-CN"})
             assert login.status_code == 200 and "忘记密码？" in login.text  # template, catalogue
