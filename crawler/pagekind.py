@@ -118,6 +118,17 @@ _PAGE_TITLE = re.compile(
     re.I,
 )
 """A title or heading that names a page of a list by number ("Sport – Page 6", 第2页)."""
+_LIST_HEADING = re.compile(
+    r"^\s*(?:(?:tags?|tagged|category|categories|archives?|author|month|year|day|topics?"
+    r"|search(?:\s+results)?(?:\s+for)?)\s*[:：]"
+    r"|posts?\s+(?:tagged|filed\s+under|in|by|from)\b"
+    r"|(?:标签|分类|归档|作者|专题|搜索结果|搜索)\s*[:：])",
+    re.I,
+)
+"""A heading that names a list of posts by what they share, in the words blog engines and
+content systems print ("Tag: wales", "Category: Sport", "Archives: May 2024", "Posts tagged
+“x”", "Search results for: x", 标签：x, 分类：x, 归档：x): no story's headline, however long
+the tag."""
 TEASER_LINKS = 3
 _TEASER_SHARE = 0.35
 """A main block with ``TEASER_LINKS`` or more headline links whose longest stretch of running
@@ -149,6 +160,9 @@ class Structure:
     """A publication-date ``<meta>`` (``article:published_time``, ``pubdate`` …)."""
     ld_types: list[str] = field(default_factory=list)
     """JSON-LD ``@type`` values, lower-cased."""
+    dated: bool = False
+    """A date is written under the headline ``<h1>``, before any link to another page (a
+    story's byline: 2018-03-16 网易三农, Posted on 5 March 2024)."""
 
 
 @dataclass(slots=True)
@@ -181,7 +195,11 @@ def titled_headline(title: str, h1: str) -> bool:
     heading naming its page ("Archive: 2024-05 · Page 3")."""
     h, t = _norm(h1), _norm(title)
     return (
-        bool(h and t) and headline_sized(h1) and (h in t or t in h) and not _PAGE_TITLE.search(h1)
+        bool(h and t)
+        and headline_sized(h1)
+        and (h in t or t in h)
+        and not _PAGE_TITLE.search(h1)
+        and not _LIST_HEADING.match(h1)
     )
 
 
@@ -229,7 +247,7 @@ def _url_evidence(url: str) -> list[tuple[float, str]]:
         out.append((-1.0, "page / tag / search parameter"))
     if _DATE_PATH.search(path) and not listed:  # a list's date is its archive's (/2019/05/page/2/)
         out.append((1.0, "date in path"))
-    if (
+    if not listed and (  # a list's id or name is its own (/tag/178270/, /category/wales/)
         _LONG_ID.search(last)
         or _ID_PARAMS & keys
         or post
@@ -256,6 +274,8 @@ def classify(url: str, title: str, text: str, structure: Structure | None) -> Pa
     ev = _declared_evidence(s) + _text_evidence(s)
     if titled_headline(title, s.h1):
         ev.append((1.5, "headline h1 = title"))
+    if s.dated:
+        ev.append((1.0, "dated under its headline"))
     ev += _url_evidence(url)
     score = sum(w for w, _ in ev)
     ev.sort(key=lambda pair: -abs(pair[0]))

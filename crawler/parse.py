@@ -404,6 +404,39 @@ def _crumbs(root: etree._Element) -> list[str]:
     return []
 
 
+_DATES = re.compile(
+    r"(?<!\d)(?:19|20)\d{2}\s*[-/.年]\s*\d{1,2}\s*[-/.月]\s*\d{1,2}(?!\d)"
+    r"|\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?\s+\d{1,2},?\s+"
+    r"(?:19|20)\d{2}\b"
+    r"|\b\d{1,2}\s+(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?,?\s+"
+    r"(?:19|20)\d{2}\b",
+    re.I,
+)
+"""A written date: 2018-03-16, 2024/6/1, 2024年6月1日, March 5, 2024, 5 Mar 2024."""
+_AFTER = etree.XPath("following::text()[normalize-space()]")
+_DATED_NODES = 40
+"""Text nodes after the headline looked at for its date."""
+
+
+def _dated(h1: etree._Element) -> bool:
+    """Whether a date is written under the headline ``h1`` before any link to another page:
+    a story's byline (2018-03-16 网易三农; Posted on 5 March 2024). A list's dates stand under
+    its teasers' links; a short story on a portal page thick with links has little else to
+    show it is one (on Chinese lab webs whose stories are a headline and its keywords, half
+    of them read as lists at an address without a date in it)."""
+    nodes = _AFTER(h1)
+    for node in (nodes if isinstance(nodes, list) else [])[:_DATED_NODES]:
+        parent = node.getparent() if isinstance(node, etree._ElementUnicodeResult) else None
+        if parent is None:
+            continue
+        link = parent if parent.tag == "a" else next(parent.iterancestors("a"), None)
+        if link is not None and not (link.get("href") or "#").startswith("#"):
+            return False
+        if _DATES.search(str(node)):
+            return True
+    return False
+
+
 def _structure(
     root: etree._Element,
     meta: _Meta,
@@ -415,13 +448,16 @@ def _structure(
     body = root.find("body")
     # the headline's ``<h1>``: the first the title repeats (a site's logo or name in an
     # ``<h1>`` of its header comes first on many blogs), else the first
-    h1s = [texts[el] for el in elements(root, "h1")]
-    h1 = next((h for h in h1s if titled_headline(title, h)), h1s[0] if h1s else "")
+    h1s = [(texts[el], el) for el in elements(root, "h1")]
+    h1, el = next(
+        ((h, el) for h, el in h1s if titled_headline(title, h)), h1s[0] if h1s else ("", None)
+    )
     return Structure(
         text_chars=len(texts[body if body is not None else root]),
         link_chars=link_chars,
         links=len(links),
         h1=h1[:_MAX_TITLE],
+        dated=el is not None and _dated(el),
         og_type=meta.get("og:type"),
         article_meta=any(k in _DATE_META for k in meta.values),
     )

@@ -414,3 +414,67 @@ def test_a_blogs_name_in_an_h1_before_the_posts_headline() -> None:
     page = parse_html(html, "https://fieldnotes.example/2024/05/plain-text-notes/")
     assert page.kind == ITEM
     assert "headline h1 = title" in page.kind_evidence, page.kind_evidence
+
+
+def _portal_page(head: str, under: str, text: str) -> str:
+    """A portal page: a navigation bar, ``head`` as its ``<h1>`` with ``under`` below it,
+    ``text``, then lists of other stories, as Chinese portals print around a story."""
+    others = [
+        "".join(
+            f"<li><a href='/2018/0{1 + i % 9}1{i % 10}/doc-{i:04d}.shtml'>"
+            f"第{i}条其他新闻的标题在这里显示出来</a></li>"
+            for i in range(start, start + 20)
+        )
+        for start in (0, 20)
+    ]
+    nav = "".join(f"<a href='/{c}/'>{c}</a>" for c in ("体育", "财经", "科技", "社会", "汽车"))
+    return (
+        f"<html><head><title>{head}_财经_示例网</title></head><body><div class='nav'>{nav}</div>"
+        f"<div class='main'><h1>{head}</h1>{under}<div class='article'><p>{text}</p></div></div>"
+        f"<div class='box'><h3>相关新闻</h3><ul>{others[0]}</ul></div>"
+        f"<div class='box'><h3>热点排行</h3><ul>{others[1]}</ul></div>"
+        "</body></html>"
+    )
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "http://finance.example.cn/content/2384756.html",
+        "http://finance.example.cn/show.php?id=2384756",
+        "http://finance.example.cn/a/2384756",
+    ],
+)
+def test_a_brief_dated_under_its_headline_is_an_item_at_any_address(url: str) -> None:
+    """A story of a headline and a line, on a page thick with other stories' links, at an
+    address with no date in it: the date under its headline says it is a story."""
+    head = "创业板收跌0.18% 成交萎缩四成结束三连阳"
+    line = "创业板收跌0.18%，成交萎缩四成结束三连阳。本文涉及：创业板、成交量、三连阳、深市。"
+    dated = _portal_page(head, "<div class='date-source'>2018-01-12 示例网财经</div>", line)
+    page = parse_html(dated, url)
+    assert page.kind == ITEM, page.kind_evidence
+    assert "dated under its headline" in page.kind_evidence
+    # the date stands under the headline only before any link to another page
+    linked = _portal_page(
+        head, "<p><a href='/2018/0112/doc-9.shtml'>上一篇</a> 2018-01-12</p>", line
+    )
+    assert "dated under its headline" not in parse_html(linked, url).kind_evidence
+
+
+def test_a_lists_heading_and_id_are_the_lists() -> None:
+    """ "标签：x" / "Posts tagged x" over a list of one post is no story's headline, and the
+    number in /tag/178270/ is the tag's, however the one teaser under it is dated."""
+    for heading, url in (
+        ("标签：美式音标及其发音", "http://blog.example.cn/tag/178270/"),
+        ("Posts tagged “scotland rugby union”", "http://blog.example.com/tag/2024551/"),
+    ):
+        html = (
+            f"<html><head><title>{heading} – 半亩方塘</title></head><body><main>"
+            f"<h1>{heading}</h1><div class='entry'><h2><a href='/2024/02/08/1695/'>"
+            "怎样零基础学好英语？</a></h2><p class='meta'>2024-02-08</p>"
+            f"<p>{PARA_ZH}</p><a href='/2024/02/08/1695/'>阅读全文»</a></div></main></body></html>"
+        )
+        page = parse_html(html, url)
+        assert page.kind == "hub", page.kind_evidence
+        assert "headline h1 = title" not in page.kind_evidence
+        assert "id or slug in path" not in page.kind_evidence
