@@ -97,7 +97,6 @@ import hashlib
 import heapq
 import json
 import math
-import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -107,7 +106,7 @@ import numpy as np
 
 from crawler import text as textmod
 from crawler.categories import broader, names_a_subject
-from crawler.pagekind import ITEM
+from crawler.pagekind import ITEM, title_parts
 from crawler.profile import TopicProfile, _Index
 from crawler.siteareas import Affinity, SiteAreas, site_of
 from crawler.sitenames import SiteNames
@@ -241,20 +240,6 @@ def _broader_index(terms: Sequence[str]) -> _Index | None:
     own = {_stem_phrase(t) for t in terms}
     subjects = {_stem_phrase(t) for t in broader(terms)} - own
     return _Index(dict.fromkeys(sorted(subjects), 1.0)) if subjects else None
-
-
-_TITLE_PARTS = re.compile(r"\s+[|\-–—·:]\s+|\s*[_｜|–—]\s*")
-
-
-def title_parts(title: str) -> tuple[str, list[str]]:
-    """(headline, the other parts): a title's longest part between separators such as ``_``
-    ``|`` `` - `` is its headline; the others are section and site names (``…_体育_新浪网``,
-    ``… | Sport | The Herald``)."""
-    parts = [p.strip() for p in _TITLE_PARTS.split(title) if p.strip()]
-    if len(parts) < 2:
-        return title, []
-    head = max(parts, key=len)
-    return head, [p for p in parts if p is not head]
 
 
 def headline(title: str) -> tuple[str, str]:

@@ -37,6 +37,7 @@ __all__ = [
     "Structure",
     "classify",
     "headline_sized",
+    "title_parts",
     "titled_headline",
     "url_item_prior",
 ]
@@ -160,6 +161,9 @@ class Structure:
     """A publication-date ``<meta>`` (``article:published_time``, ``pubdate`` …)."""
     ld_types: list[str] = field(default_factory=list)
     """JSON-LD ``@type`` values, lower-cased."""
+    headline: str = ""
+    """The title's headline shown on its own in no ``<h1>`` (an ``<h2>``, a ``<div>``), when no
+    ``<h1>`` is the headline."""
     dated: bool = False
     """A date is written under the headline ``<h1>``, before any link to another page (a
     story's byline: 2018-03-16 网易三农, Posted on 5 March 2024)."""
@@ -180,6 +184,20 @@ def _norm(text: str) -> str:
 
 
 _CJK = re.compile("[\u4e00-\u9fff]")
+
+
+_TITLE_PARTS = re.compile(r"\s+[|\-–—·:]\s+|\s*[_｜|–—]\s*")
+
+
+def title_parts(title: str) -> tuple[str, list[str]]:
+    """(headline, the other parts): a title's longest part between separators such as ``_``
+    ``|`` `` - `` is its headline; the others are section and site names (``…_体育_新浪网``,
+    ``… | Sport | The Herald``)."""
+    parts = [p.strip() for p in _TITLE_PARTS.split(title) if p.strip()]
+    if len(parts) < 2:
+        return title, []
+    head = max(parts, key=len)
+    return head, [p for p in parts if p is not head]
 
 
 def headline_sized(text: str) -> bool:
@@ -274,6 +292,8 @@ def classify(url: str, title: str, text: str, structure: Structure | None) -> Pa
     ev = _declared_evidence(s) + _text_evidence(s)
     if titled_headline(title, s.h1):
         ev.append((1.5, "headline h1 = title"))
+    elif s.headline and titled_headline(title, s.headline):
+        ev.append((1.5, "headline shown = title"))
     if s.dated:
         ev.append((1.0, "dated under its headline"))
     ev += _url_evidence(url)

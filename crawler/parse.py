@@ -27,7 +27,7 @@ from crawler.dom import BLOCKS, attr, clean, element_text, elements, strip, to_r
 from crawler.feeds import looks_like_feed, parse_feed
 from crawler.fingerprint import content_hash, fingerprints
 from crawler.maintext import main_block
-from crawler.pagekind import ITEM, Structure, classify, titled_headline
+from crawler.pagekind import ITEM, Structure, classify, title_parts, titled_headline
 from crawler.types import Link, Page
 from crawler.urls import canonicalize
 
@@ -437,6 +437,28 @@ def _dated(h1: etree._Element) -> bool:
     return False
 
 
+_SAME_TEXT = etree.XPath("//body//text()[normalize-space(.) = $text]")
+_NOT_SHOWN = frozenset({"a", "title", "option", "script", "style", "textarea"})
+
+
+def _shown_headline(root: etree._Element, title: str) -> tuple[str, etree._Element | None]:
+    """The title's headline where the page shows it on its own, in no ``<h1>`` (a template that
+    prints it as an ``<h2>`` or a ``<div class="title">``): an element whose text is the
+    title's headline, in no link. ("", None) when there is none."""
+    head = " ".join(title_parts(title)[0].split())
+    if not titled_headline(title, head):
+        return "", None
+    nodes = _SAME_TEXT(root, text=head)
+    for node in nodes if isinstance(nodes, list) else ():
+        holder = node.getparent() if isinstance(node, etree._ElementUnicodeResult) else None
+        if holder is None or getattr(node, "is_tail", False):
+            continue
+        if holder.tag in _NOT_SHOWN or next(holder.iterancestors("a"), None) is not None:
+            continue
+        return head, holder
+    return "", None
+
+
 def _structure(
     root: etree._Element,
     meta: _Meta,
@@ -452,11 +474,15 @@ def _structure(
     h1, el = next(
         ((h, el) for h, el in h1s if titled_headline(title, h)), h1s[0] if h1s else ("", None)
     )
+    shown, shown_el = ("", None) if titled_headline(title, h1) else _shown_headline(root, title)
+    if shown_el is not None:
+        el = shown_el
     return Structure(
         text_chars=len(texts[body if body is not None else root]),
         link_chars=link_chars,
         links=len(links),
         h1=h1[:_MAX_TITLE],
+        headline=shown[:_MAX_TITLE],
         dated=el is not None and _dated(el),
         og_type=meta.get("og:type"),
         article_meta=any(k in _DATE_META for k in meta.values),

@@ -478,3 +478,22 @@ def test_a_lists_heading_and_id_are_the_lists() -> None:
         assert page.kind == "hub", page.kind_evidence
         assert "headline h1 = title" not in page.kind_evidence
         assert "id or slug in path" not in page.kind_evidence
+
+
+@pytest.mark.parametrize("tag", ["h2", "div class='title'", "p class='article-title'"])
+def test_a_brief_whose_headline_is_in_no_h1_is_an_item(tag: str) -> None:
+    """Templates that print a story's headline as an ``<h2>`` or a ``<div>``: the title's
+    headline shown on its own, in no link, counts as the ``<h1>`` would, and so does the date
+    under it."""
+    head = "创业板收跌0.18% 成交萎缩四成结束三连阳"
+    line = "创业板收跌0.18%，成交萎缩四成结束三连阳。本文涉及：创业板、成交量、三连阳、深市。"
+    html = _portal_page(head, "<div class='date-source'>2018-01-12 示例网财经</div>", line)
+    close = tag.split()[0]
+    html = html.replace(f"<h1>{head}</h1>", f"<{tag}>{head}</{close}>")
+    page = parse_html(html, "http://finance.example.cn/content/2384756.html")
+    assert page.kind == ITEM, page.kind_evidence
+    assert "headline shown = title" in page.kind_evidence
+    assert "dated under its headline" in page.kind_evidence
+    # the same words as a link to another page are another story's teaser
+    linked = html.replace(f">{head}</{close}>", f"><a href='/b/1.html'>{head}</a></{close}>")
+    assert "headline shown = title" not in parse_html(linked, page.url).kind_evidence
