@@ -191,7 +191,7 @@ def main_block(
     story); the longest stretch of running text no such link breaks (``_longest_run``;
     all of the running text when there are fewer than ``TEASER_LINKS`` of them); and, when
     no container holds running text and the main text is the whole page's, a function that
-    returns the page's own words: that text without its links' (see ``own_words``).
+    returns the page's own words: that text without its links' (``_own_words``).
 
     Drops the boilerplate elements from ``root`` (the tree is disposable; call the function
     before the tree is changed again).
