@@ -184,7 +184,7 @@ def _longest_run(main: etree._Element, anchors: list[tuple[etree._Element, bool]
 
 
 def main_block(
-    root: etree._Element,
+    root: etree._Element, *, comments: bool = True
 ) -> tuple[str, int, int, int, Callable[[], str] | None]:
     """The main text; the number of its characters that are link (anchor) text; the number
     of distinct links in it whose text reads as a headline (a list of teasers has one per
@@ -193,11 +193,13 @@ def main_block(
     no container holds running text and the main text is the whole page's, a function that
     returns the page's own words: that text without its links' (``_own_words``).
 
-    Drops the boilerplate elements from ``root`` (the tree is disposable; call the function
-    before the tree is changed again).
+    Drops the boilerplate elements from ``root``, and readers' comments unless ``comments`` is
+    False (the caller knows the page names none: a cheap test of its source), (the tree is
+    disposable; call the function before the tree is changed again).
     """
     strip(root, *_BOILERPLATE)
-    _drop_comments(root)
+    if comments:
+        _drop_comments(root)
     body = root.find("body")
     if body is None:
         body = root

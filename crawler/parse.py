@@ -19,6 +19,7 @@ from __future__ import annotations
 import json
 import logging
 import re
+from collections.abc import Iterator
 
 from lxml import etree
 
@@ -413,9 +414,41 @@ _DATES = re.compile(
     re.I,
 )
 """A written date: 2018-03-16, 2024/6/1, 2024年6月1日, March 5, 2024, 5 Mar 2024."""
-_AFTER = etree.XPath("following::text()[normalize-space()]")
 _DATED_NODES = 40
-"""Text nodes after the headline looked at for its date."""
+"""Pieces of text after the headline looked at for its date."""
+_MAY_COMMENT = re.compile(r"omment|disqus|respond")
+"""In a page's source wherever it has a comment thread by a name ``crawler.maintext`` knows."""
+
+
+def _texts_after(el: etree._Element, limit: int) -> Iterator[tuple[str, etree._Element]]:
+    """The non-blank pieces of text after ``el`` in document order, at most ``limit``, each with
+    the element it stands in (a tail stands in its element's parent)."""
+    count = 0
+    node: etree._Element | None = el
+    while node is not None:
+        parent = node.getparent()
+        if node.tail and not node.tail.isspace() and parent is not None:
+            count += 1
+            yield node.tail, parent
+        for sibling in node.itersiblings():
+            for event, sub in etree.iterwalk(sibling, events=("start", "end")):
+                if event == "start":
+                    text = sub.text if isinstance(sub.tag, str) else None
+                    owner = sub
+                else:
+                    text = sub.tail if sub is not sibling else None
+                    owner = sub.getparent()
+                if text and not text.isspace() and owner is not None:
+                    count += 1
+                    yield text, owner
+                    if count >= limit:
+                        return
+            if sibling.tail and not sibling.tail.isspace() and parent is not None:
+                count += 1
+                yield sibling.tail, parent
+            if count >= limit:
+                return
+        node = parent
 
 
 def _dated(h1: etree._Element) -> bool:
@@ -424,15 +457,11 @@ def _dated(h1: etree._Element) -> bool:
     its teasers' links; a short story on a portal page thick with links has little else to
     show it is one (on Chinese lab webs whose stories are a headline and its keywords, half
     of them read as lists at an address without a date in it)."""
-    nodes = _AFTER(h1)
-    for node in (nodes if isinstance(nodes, list) else [])[:_DATED_NODES]:
-        parent = node.getparent() if isinstance(node, etree._ElementUnicodeResult) else None
-        if parent is None:
-            continue
-        link = parent if parent.tag == "a" else next(parent.iterancestors("a"), None)
+    for text, owner in _texts_after(h1, _DATED_NODES):
+        link = owner if owner.tag == "a" else next(owner.iterancestors("a"), None)
         if link is not None and not (link.get("href") or "#").startswith("#"):
             return False
-        if _DATES.search(str(node)):
+        if _DATES.search(text):
             return True
     return False
 
@@ -544,7 +573,7 @@ def parse_html(
             structure.main_headlines,
             structure.main_run_chars,
             own_words,
-        ) = main_block(root)
+        ) = main_block(root, comments=_MAY_COMMENT.search(html_text) is not None)
         structure.main_chars = len(text)
         kind = classify(page_url, title, text, structure)
         if own_words is not None and kind.kind == ITEM:
