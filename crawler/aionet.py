@@ -26,7 +26,7 @@ from typing import Any, cast
 
 import httpcore
 
-__all__ = ["AsyncioBackend", "use_asyncio_backend"]
+__all__ = ["AsyncioBackend", "network_pool", "use_asyncio_backend"]
 
 _HIGH_WATER = 1 << 20
 """Stop reading from the socket when this many bytes wait in the buffer (flow control)."""
@@ -227,12 +227,21 @@ class AsyncioBackend(httpcore.AsyncNetworkBackend):
         await asyncio.sleep(seconds)
 
 
+def network_pool(transport: Any) -> httpcore.AsyncConnectionPool | None:
+    """The connection pool of an ``httpx.AsyncHTTPTransport`` built on httpcore, whose network
+    backend can be replaced; None for any other transport."""
+    pool = getattr(transport, "_pool", None)
+    if not isinstance(pool, httpcore.AsyncConnectionPool) or not hasattr(pool, "_network_backend"):
+        return None
+    return pool
+
+
 def use_asyncio_backend(transport: Any) -> bool:
     """Make an ``httpx.AsyncHTTPTransport`` (direct, HTTP or SOCKS proxy) open its connections
     with ``AsyncioBackend``, and give its pool a linear assignment pass (``assign_linear``);
     False when the transport is not one httpx built on httpcore."""
-    pool = getattr(transport, "_pool", None)
-    if not isinstance(pool, httpcore.AsyncConnectionPool) or not hasattr(pool, "_network_backend"):
+    pool = network_pool(transport)
+    if pool is None:
         return False
     pool._network_backend = AsyncioBackend()
     if httpcore.__version__ in _QUADRATIC_POOLS:

@@ -41,6 +41,7 @@ from typing import Any
 import httpcore
 import httpx
 
+from crawler.aionet import network_pool
 from crawler.errors import BlockedURL, NetworkError
 from crawler.guard import UrlGuard
 
@@ -149,8 +150,8 @@ def guard_backend(transport: httpx.AsyncHTTPTransport, guard: UrlGuard) -> bool:
     """Make ``transport`` (built by httpx on httpcore, direct: no proxy) open every connection
     through ``GuardedBackend``, around the network backend it has; False when it is not such
     a transport."""
-    pool = getattr(transport, "_pool", None)
-    if not isinstance(pool, httpcore.AsyncConnectionPool) or not hasattr(pool, "_network_backend"):
+    pool = network_pool(transport)
+    if pool is None:
         return False
     pool._network_backend = GuardedBackend(guard, inner=pool._network_backend)
     return True
