@@ -16,7 +16,7 @@ from lxml import etree
 from crawler.dom import BLOCKS, TEXT_OF, element_text, elements, strip
 from crawler.pagekind import TEASER_LINKS, headline_sized
 
-__all__ = ["main_block", "main_text"]
+__all__ = ["main_block", "main_text", "may_hold_comments"]
 
 _BOILERPLATE = (
     "nav",
@@ -55,6 +55,16 @@ _COMMENT_NAMES = frozenset(
 )
 """Class or id names of a page's comments (WordPress's ``#comments``, ``.comment-list``,
 ``#respond``; Disqus's ``#disqus_thread``; most themes' ``.comments``)."""
+_DROPPED = "tp-dropped"
+"""The tag a comment thread is given until ``strip`` removes it."""
+_MAY_COMMENT = re.compile(r"omment|disqus|respond")
+"""In a page's source wherever ``_COMMENT_HOLDERS`` can find an element."""
+
+
+def may_hold_comments(source: str) -> bool:
+    """Whether a page's source may name a comment thread ``main_block`` leaves out: a cheap
+    test of the source that spares the search of every element on the other pages."""
+    return _MAY_COMMENT.search(source) is not None
 
 
 def _drop_comments(root: etree._Element) -> None:
@@ -66,21 +76,17 @@ def _drop_comments(root: etree._Element) -> None:
     blogs, four pages printed the user's words, three of them had comments, and the model
     learned the commenters' names and 学习了 / 收藏了. An element that holds a headline or an
     ``<article>`` is kept whatever its name (a theme that names the whole post so)."""
+    dropped = False
     for el in _COMMENT_HOLDERS(root):
         names = f"{el.get('class', '')} {el.get('id', '')}".lower().split()
         if _COMMENT_NAMES.isdisjoint(names) or el.getparent() is None:
             continue
         if next(el.iter("h1", "article"), None) is not None:
             continue
-        tail = el.tail
-        parent = el.getparent()
-        previous = el.getprevious()
-        parent.remove(el)
-        if tail:  # the text after it stays where it was
-            if previous is not None:
-                previous.tail = (previous.tail or "") + tail
-            else:
-                parent.text = (parent.text or "") + tail
+        el.tag = _DROPPED
+        dropped = True
+    if dropped:  # in one pass, each one's tail text staying where it was
+        strip(root, _DROPPED)
 
 
 _CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f]")
@@ -194,8 +200,8 @@ def main_block(
     returns the page's own words: that text without its links' (``_own_words``).
 
     Drops the boilerplate elements from ``root``, and readers' comments unless ``comments`` is
-    False (the caller knows the page names none: a cheap test of its source), (the tree is
-    disposable; call the function before the tree is changed again).
+    False (``may_hold_comments`` of the page's source said it names none). The tree is
+    disposable; call the returned function before the tree is changed again.
     """
     strip(root, *_BOILERPLATE)
     if comments:

@@ -27,7 +27,7 @@ from crawler.charset import decode_body, decode_with_source
 from crawler.dom import BLOCKS, attr, clean, element_text, elements, strip, to_root
 from crawler.feeds import looks_like_feed, parse_feed
 from crawler.fingerprint import content_hash, fingerprints
-from crawler.maintext import main_block
+from crawler.maintext import main_block, may_hold_comments
 from crawler.pagekind import ITEM, Structure, classify, title_parts, titled_headline
 from crawler.types import Link, Page
 from crawler.urls import canonicalize
@@ -416,8 +416,6 @@ _DATES = re.compile(
 """A written date: 2018-03-16, 2024/6/1, 2024年6月1日, March 5, 2024, 5 Mar 2024."""
 _DATED_NODES = 40
 """Pieces of text after the headline looked at for its date."""
-_MAY_COMMENT = re.compile(r"omment|disqus|respond")
-"""In a page's source wherever it has a comment thread by a name ``crawler.maintext`` knows."""
 
 
 def _texts_after(el: etree._Element, limit: int) -> Iterator[tuple[str, etree._Element]]:
@@ -573,7 +571,7 @@ def parse_html(
             structure.main_headlines,
             structure.main_run_chars,
             own_words,
-        ) = main_block(root, comments=_MAY_COMMENT.search(html_text) is not None)
+        ) = main_block(root, comments=may_hold_comments(html_text))
         structure.main_chars = len(text)
         kind = classify(page_url, title, text, structure)
         if own_words is not None and kind.kind == ITEM:
