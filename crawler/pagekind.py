@@ -165,8 +165,9 @@ class Structure:
     """The title's headline shown on its own in no ``<h1>`` (an ``<h2>``, a ``<div>``), when no
     ``<h1>`` is the headline."""
     dated: bool = False
-    """A date is written under the headline ``<h1>``, before any link to another page (a
-    story's byline: 2018-03-16 网易三农, Posted on 5 March 2024)."""
+    """A date is written under the headline (its ``<h1>``, else the title's headline shown on
+    its own, else the first ``<h1>``), before any link to another page (a story's byline:
+    2018-03-16 网易三农, Posted on 5 March 2024)."""
 
 
 @dataclass(slots=True)

@@ -498,19 +498,24 @@ def _structure(
     # the headline's ``<h1>``: the first the title repeats (a site's logo or name in an
     # ``<h1>`` of its header comes first on many blogs), else the first
     h1s = [(texts[el], el) for el in elements(root, "h1")]
-    h1, el = next(
-        ((h, el) for h, el in h1s if titled_headline(title, h)), h1s[0] if h1s else ("", None)
-    )
-    shown, shown_el = ("", None) if titled_headline(title, h1) else _shown_headline(root, title)
-    if shown_el is not None:
-        el = shown_el
+    titled = next(((h, el) for h, el in h1s if titled_headline(title, h)), None)
+    # the element a byline's date stands under: that ``<h1>``, else the title's headline
+    # shown on its own, else the first ``<h1>``
+    shown = ""
+    if titled is not None:
+        h1, headline = titled
+    else:
+        h1, headline = h1s[0] if h1s else ("", None)
+        shown, shown_el = _shown_headline(root, title)
+        if shown_el is not None:
+            headline = shown_el
     return Structure(
         text_chars=len(texts[body if body is not None else root]),
         link_chars=link_chars,
         links=len(links),
         h1=h1[:_MAX_TITLE],
         headline=shown[:_MAX_TITLE],
-        dated=el is not None and _dated(el),
+        dated=headline is not None and _dated(headline),
         og_type=meta.get("og:type"),
         article_meta=any(k in _DATE_META for k in meta.values),
     )
