@@ -28,7 +28,14 @@ from crawler.dom import BLOCKS, attr, clean, element_text, elements, strip, to_r
 from crawler.feeds import looks_like_feed, parse_feed
 from crawler.fingerprint import content_hash, fingerprints
 from crawler.maintext import main_block, may_hold_comments
-from crawler.pagekind import ITEM, Structure, classify, title_parts, titled_headline
+from crawler.pagekind import (
+    ITEM,
+    Structure,
+    classify,
+    headline_sized,
+    title_parts,
+    titled_headline,
+)
 from crawler.types import Link, Page
 from crawler.urls import canonicalize
 
@@ -464,6 +471,57 @@ def _dated(h1: etree._Element) -> bool:
     return False
 
 
+_FILED_LABEL = re.compile(
+    r"(?:分类|栏目|类别|频道|所属分类|所属栏目|分类目录"
+    r"|\bfiled\s+under|\bposted\s+in|\bcategor(?:y|ies)|\bsections?"
+    r"|\b(?:posted|published|filed)\b.*\bin)\s*[:：]?\s*$",
+    re.I,
+)
+"""What a byline prints before the section it files a post under (发表于 2024-06-07，分类：
+体育; Posted on 5 March 2024 in Sport; Filed under: Sport)."""
+_FILED_JOIN = re.compile(r"^\s*(?:[,，、/&;；]|and)?\s*$", re.I)
+"""Between two sections a byline names (体育、足球; Sport, Football)."""
+_FILED_NODES = 16
+"""Pieces of text after the headline looked at for the sections its byline names."""
+_FILED_REL = etree.XPath(
+    "//body//a[contains(concat(' ', normalize-space(@rel), ' '), ' category ')]"
+    "[not(ancestor::nav or ancestor::aside)]"
+)
+
+
+def _filed(headline: etree._Element | None, root: etree._Element) -> list[str]:
+    """The sections a post's byline files it under: the links after a label under its
+    headline (分类：体育, Posted in Sport, Filed under: Sport, and the ones joined to them),
+    and the links a blog engine marks ``rel="category"`` outside the menus and sidebars.
+    A blog's categories are links in the line under the post's title, not a breadcrumb."""
+    found: list[str] = []
+    if headline is not None:
+        before, holder = "", None
+        for text, owner in _texts_after(headline, _FILED_NODES):
+            link = owner if owner.tag == "a" else next(owner.iterancestors("a"), None)
+            if link is None:
+                if found and not _FILED_JOIN.match(text):
+                    break
+                before, holder = text, owner
+                continue
+            # the label and the link in one line (a sidebar's "Categories" heading is not)
+            labelled = holder is not None and any(a is holder for a in link.iterancestors())
+            if labelled and (_FILED_LABEL.search(before) or (found and _FILED_JOIN.match(before))):
+                label = clean(text)[:_MAX_SECTION_CHARS]
+                if label:
+                    found.append(label)
+            elif found or headline_sized(clean(text)):
+                break  # past the byline, or at a list's first teaser
+            before, holder = "", None
+    if not found:
+        marked = _FILED_REL(root)
+        for link in marked[:_MAX_SECTIONS] if isinstance(marked, list) else ():
+            label = clean(element_text(link))[:_MAX_SECTION_CHARS]
+            if label:
+                found.append(label)
+    return found[:_MAX_SECTIONS]
+
+
 _SAME_TEXT = etree.XPath("//body//text()[normalize-space(.) = $text]")
 _NOT_SHOWN = frozenset({"a", "title", "option", "script", "style", "textarea"})
 
@@ -493,7 +551,9 @@ def _structure(
     links: list[Link],
     link_chars: int,
     title: str,
-) -> Structure:
+) -> tuple[Structure, etree._Element | None]:
+    """The page's structural facts, and the element its headline stands in (its ``<h1>``, the
+    title's headline shown on its own, or none)."""
     body = root.find("body")
     # the headline's ``<h1>``: the first the title repeats (a site's logo or name in an
     # ``<h1>`` of its header comes first on many blogs), else the first
@@ -509,7 +569,7 @@ def _structure(
         shown, shown_el = _shown_headline(root, title)
         if shown_el is not None:
             headline = shown_el
-    return Structure(
+    structure = Structure(
         text_chars=len(texts[body if body is not None else root]),
         link_chars=link_chars,
         links=len(links),
@@ -519,6 +579,7 @@ def _structure(
         og_type=meta.get("og:type"),
         article_meta=any(k in _DATE_META for k in meta.values),
     )
+    return structure, headline
 
 
 def _empty(url: str, status: int) -> Page:
@@ -568,7 +629,8 @@ def parse_html(
         texts = _Texts()  # until main_block changes the tree
         title = _title(root, meta, texts)
         links, link_chars = _links(root, base, texts)
-        structure = _structure(root, meta, texts, links, link_chars, title)
+        structure, headline = _structure(root, meta, texts, links, link_chars, title)
+        sections += _filed(headline, root)
         structure.ld_types = ld_types
         (
             text,

@@ -771,3 +771,36 @@ def test_a_place_that_is_not_the_pages_place_on_the_site():
     assert _sections_of('<div class="location"><a href="/">首页</a> &gt; 正文</div>') == ("首页",)
     two = '<div class="position"><a href="/">Home</a><a href="/sport/">Sport</a></div>'
     assert _sections_of(two) == ("Home", "Sport")
+
+
+def test_the_section_a_posts_byline_files_it_under():
+    """A blog names a post's categories in the line under its title, not in a breadcrumb."""
+    h1 = "<h1>特拉普：想获得更多机会 德国教练不会让我额外获益</h1>"
+    zh = '<p class="meta">发表于 2024-06-07，分类： <a href="/category/2/">体育</a></p>'
+    assert _sections_of(h1 + zh) == ("体育",)
+    two = '<p>分类：<a href="/c/1/">体育</a>、<a href="/c/9/">足球</a> | <a href="/u/1">林</a></p>'
+    assert _sections_of(h1 + two) == ("体育", "足球")  # not the author after "|"
+    en = "<h1>Messi scores twice as Miami win again</h1>"
+    posted = '<p>Posted on 5 March 2024 in <a href="/category/sport/">Sport</a></p>'
+    assert _sections_of(en + posted) == ("Sport",)
+    author = '<p>By <a href="/author/sam/">Sam</a> · Filed under: <a href="/s/">Sport</a></p>'
+    assert _sections_of(en + author) == ("Sport",)
+    # WordPress marks its category links, wherever the theme prints them
+    footer = '<footer><a rel="category tag" href="/category/sport/">Sport</a></footer>'
+    assert _sections_of(en + footer) == ("Sport",)
+
+
+def test_links_under_a_headline_that_file_nothing():
+    en = "<h1>Messi scores twice as Miami win again</h1>"
+    # an author, a tag list, a related story: no label names a section
+    assert _sections_of(en + '<p>By <a href="/author/sam/">Sam</a></p>') == ()
+    assert _sections_of(en + '<p>Tags: <a href="/tag/messi/">messi</a></p>') == ()
+    # a list's heading, then its first teaser and that teaser's byline: the list files nothing
+    teaser = (
+        '<h2><a href="/2024/03/05/miami-win-again/">Messi scores twice as Miami win</a></h2>'
+        '<p>Posted on 5 March 2024 in <a href="/category/sport/">Sport</a></p>'
+    )
+    assert _sections_of("<h1>Archive: 2024-03</h1>" + teaser) == ()
+    # the sidebar's category list and a menu's, even marked as categories, are no filing
+    aside = '<aside><h3>Categories</h3><a rel="category" href="/c/sport/">Sport</a></aside>'
+    assert _sections_of(en + aside) == ()
