@@ -74,8 +74,11 @@ def load_web(directory: Path) -> dict[str, dict[str, Resource]]:
             etag = '"' + hashlib.blake2b(body, digest_size=8).hexdigest() + '"'
             resource = Resource(body, _content_type(rel, encodings.get(host, "utf-8")), etag)
             pages[rel] = resource
-            if rel.endswith("/index.html"):
-                pages[rel[: -len("index.html")]] = resource
+            # a directory's page answers for the directory, its query kept (a blog's post
+            # ``/?p=123`` is stored as ``index.html?p=123``)
+            stored, mark, query = rel.partition("?")
+            if stored.endswith("/index.html"):
+                pages[stored[: -len("index.html")] + mark + query] = resource
         web[host] = pages
     return web
 

@@ -79,3 +79,24 @@ async def test_conditional_get_and_error_injection(small_web: Path) -> None:
         assert again.status_code == 304
     async with LabServer(web, error_rate=1.0) as flaky, proxied(flaky) as client:
         assert (await client.get("http://www.lab-sina.test/")).status_code == 503
+
+
+async def test_every_page_of_a_blog_is_served_at_its_own_address(tmp_path: Path) -> None:
+    """A blog's posts at ``/?p=123`` are stored as ``index.html?p=123``: each address gets its
+    own page, not the home page its path alone names."""
+    from lab.blog import build_blog
+    from lab.builder import url_to_file
+    from lab.truth import Truth
+    from tests.lab.test_blog import chinese_docs
+
+    web = tmp_path / "blog"
+    build_blog(chinese_docs(), web, lang="zh", seed=5, sites=4, articles=40)
+    truth = Truth.load(web)
+    queried = [url for url in truth.records if "?" in url]
+    assert queried, "no blog of this web has posts at a query address"
+    async with LabServer(load_web(web)) as server, proxied(server) as client:
+        for url in truth.records:
+            response = await client.get(url)
+            assert response.status_code == 200, url
+            host, rel = url_to_file(url)
+            assert response.content == (web / "sites" / host / rel).read_bytes(), url
