@@ -489,11 +489,20 @@ _FILED_REL = etree.XPath(
 )
 
 
-def _filed(headline: etree._Element | None, root: etree._Element) -> list[str]:
+def _marks_categories(source: str) -> bool:
+    """Whether a page's source marks a link ``rel="category …"`` (a cheap test that spares
+    most pages the search for one)."""
+    return any(mark in source for mark in ('rel="category', "rel='category", "rel=category"))
+
+
+def _filed(
+    headline: etree._Element | None, root: etree._Element, *, marked: bool = True
+) -> list[str]:
     """The sections a post's byline files it under: the links after a label under its
     headline (分类：体育, Posted in Sport, Filed under: Sport, and the ones joined to them),
-    and the links a blog engine marks ``rel="category"`` outside the menus and sidebars.
-    A blog's categories are links in the line under the post's title, not a breadcrumb."""
+    and the links a blog engine marks ``rel="category"`` outside the menus and sidebars
+    (looked for only when ``marked``: ``_marks_categories``). A blog's categories
+    are links in the line under the post's title, not a breadcrumb."""
     found: list[str] = []
     if headline is not None:
         before, holder = "", None
@@ -513,9 +522,9 @@ def _filed(headline: etree._Element | None, root: etree._Element) -> list[str]:
             elif found or headline_sized(clean(text)):
                 break  # past the byline, or at a list's first teaser
             before, holder = "", None
-    if not found:
-        marked = _FILED_REL(root)
-        for link in marked[:_MAX_SECTIONS] if isinstance(marked, list) else ():
+    if not found and marked:
+        rel = _FILED_REL(root)
+        for link in rel[:_MAX_SECTIONS] if isinstance(rel, list) else ():
             label = clean(element_text(link))[:_MAX_SECTION_CHARS]
             if label:
                 found.append(label)
@@ -630,7 +639,7 @@ def parse_html(
         title = _title(root, meta, texts)
         links, link_chars = _links(root, base, texts)
         structure, headline = _structure(root, meta, texts, links, link_chars, title)
-        sections += _filed(headline, root)
+        sections += _filed(headline, root, marked=_marks_categories(html_text))
         structure.ld_types = ld_types
         (
             text,
