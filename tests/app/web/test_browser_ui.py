@@ -62,14 +62,15 @@ def _log_in(page: Any, base: str) -> None:
     page.wait_for_url(base + "/messages")
 
 
-def _browser(p: Any, width: int = 1280) -> Any:
+def _browser(p: Any, width: int = 1280, language: str = "zh") -> Any:
     browser = p.chromium.launch(
         executable_path=test_browser.CHROMIUM, args=test_browser.CHROMIUM_ARGS
     )
+    locale = {"zh": "zh-CN", "en": "en-US"}[language]
     context = browser.new_context(
-        locale="zh-CN",
+        locale=locale,
         viewport={"width": width, "height": 860 if width > 500 else 740},
-        extra_http_headers={"Accept-Language": "zh-CN,zh;q=0.9"},
+        extra_http_headers={"Accept-Language": f"{locale},{language};q=0.9"},
     )
     page = context.new_page()
     page.set_default_timeout(15_000)
@@ -240,6 +241,10 @@ def test_a_dead_reset_link_in_the_fragment_says_so_at_once(live: dict[str, Any])
         browser.close()
 
 
+# The controls of the pages before signing in: the form's button and links, and the link to
+# the other form under it ("No account yet? Register").
+_SIGN_IN = {"login": "/login", "register": "/register"}
+
 # The controls of each list a reader works through with a thumb: page → the parts holding them.
 _LISTS = {
     "messages": "#verify-notice, #bulk, .pager",
@@ -336,9 +341,10 @@ def test_every_action_in_a_list_is_a_44px_tap_target_on_a_phone(
 ) -> None:
     """At 375 px every link, button and checkbox in the lists — messages (their titles and
     checkboxes too), concerns, a message's pushes, the learned words of the report, and the
-    settings' chat apps, feed links and API tokens — is a tap area of at least 44 × 44 px that
-    no other element covers; at 1280 px they keep their compact desktop size. Both widths fit
-    without sideways scrolling, with a screenshot of each page."""
+    settings' chat apps, feed links and API tokens — and on the login and register forms (the
+    link to the other form too) is a tap area of at least 44 × 44 px that no other element
+    covers; at 1280 px they keep their compact desktop size. Both widths fit without sideways
+    scrolling, with a screenshot of each page."""
     from playwright.sync_api import sync_playwright
 
     shots = Path(os.environ.get("TIMELYPUSH_SCREENSHOT_DIR") or tmp_path / "shots")
@@ -347,7 +353,17 @@ def test_every_action_in_a_list_is_a_44px_tap_target_on_a_phone(
     pages = _lists_to_tap(language)
     with sync_playwright() as p:
         for width in (375, 1280):
-            browser, page = _browser(p, width)
+            browser, page = _browser(p, width, language)
+            for name, path in _SIGN_IN.items():
+                page.goto(base + path)
+                assert page.locator("html").get_attribute("lang").startswith(language)
+                test_browser._look(page, shots, f"{name}-{language}", phone=width < 500)
+                if width < 500:
+                    small = page.evaluate(_TAP_AREAS, "main .card")
+                    assert not small, f"{name}: tap areas under 44 px or covered: {small}"
+                else:  # the link to the other form stays a line of small print
+                    height = page.locator(".switch a").bounding_box()["height"]
+                    assert height < 30, f"{name}: the link to the other form grew: {height}"
             _log_in(page, base)
             for name, path in pages.items():
                 page.goto(base + path)
