@@ -472,14 +472,19 @@ def _dated(h1: etree._Element) -> bool:
 
 
 _FILED_LABEL = re.compile(
-    r"(?:分类|栏目|类别|频道|所属分类|所属栏目|分类目录"
-    r"|\bfiled\s+under|\bposted\s+in|\bcategor(?:y|ies)|\bsections?"
-    r"|\b(?:posted|published|filed)\b.*\bin)\s*[:：]?\s*$",
+    r"(?:^|[\s|｜·•,，;；])(?:所属)?(?:分类|栏目|类别|分类目录)\s*[:：]\s*$"
+    r"|(?:^|[|｜·•,，;；])\s*(?:filed\s+under|posted\s+in)\s*:?\s*$"
+    r"|(?:^|[|｜·•,，;；])\s*(?:categor(?:y|ies)|sections?)\s*[:：]\s*$"
+    r"|(?:^|[|｜·•])\s*(?:posted|published|filed)\b[^.!?|｜,，]{0,60}\bin\s*$",
     re.I,
 )
-"""What a byline prints before the section it files a post under (发表于 2024-06-07，分类：
-体育; Posted on 5 March 2024 in Sport; Filed under: Sport)."""
-_FILED_JOIN = re.compile(r"^\s*(?:[,，、/&;；]|and)?\s*$", re.I)
+"""What a byline prints before the section it files a post under, at the start of its line or
+after a separator (发表于 2024-06-07，分类：体育; 所属栏目：; Posted on 5 March 2024 in Sport;
+Posted by Sam in Sport; Filed under: Sport; Category: Sport) — not a sentence that says
+"published on Monday in", nor 热门栏目：."""
+_FILED_LINE = 100
+"""A byline's line is short: a longer one is a paragraph of the story, and holds no label."""
+_FILED_JOIN = re.compile(r"^\s*[,，、;；]?\s*$")
 """Between two sections a byline names (体育、足球; Sport, Football)."""
 _FILED_NODES = 16
 """Pieces of text after the headline looked at for the sections its byline names."""
@@ -495,40 +500,64 @@ def _marks_categories(source: str) -> bool:
     return any(mark in source for mark in ('rel="category', "rel='category", "rel=category"))
 
 
+def _line_of(el: etree._Element) -> etree._Element | None:
+    """The block element (``BLOCKS``) whose line ``el`` stands in."""
+    for node in (el, *el.iterancestors()):
+        if node.tag in BLOCKS:
+            return node
+    return None
+
+
 def _filed(
     headline: etree._Element | None, root: etree._Element, *, marked: bool = True
 ) -> list[str]:
-    """The sections a post's byline files it under: the links after a label under its
-    headline (分类：体育, Posted in Sport, Filed under: Sport, and the ones joined to them),
-    and the links a blog engine marks ``rel="category"`` outside the menus and sidebars
-    (looked for only when ``marked``: ``_marks_categories``). A blog's categories
-    are links in the line under the post's title, not a breadcrumb."""
-    found: list[str] = []
-    if headline is not None:
-        before, holder = "", None
-        for text, owner in _texts_after(headline, _FILED_NODES):
-            link = owner if owner.tag == "a" else next(owner.iterancestors("a"), None)
-            if link is None:
-                if found and not _FILED_JOIN.match(text):
-                    break
-                before, holder = text, owner
-                continue
-            # the label and the link in one line (a sidebar's "Categories" heading is not)
-            labelled = holder is not None and any(a is holder for a in link.iterancestors())
-            if labelled and (_FILED_LABEL.search(before) or (found and _FILED_JOIN.match(before))):
-                label = clean(text)[:_MAX_SECTION_CHARS]
-                if label:
-                    found.append(label)
-            elif found or headline_sized(clean(text)):
-                break  # past the byline, or at a list's first teaser
-            before, holder = "", None
+    """The sections a post says it is filed under: its byline's (``_byline_sections``), else
+    the first group of links a blog engine marks ``rel="category"`` outside the menus and
+    sidebars (looked for only when ``marked``: ``_marks_categories``; one group: a list of
+    related posts marks each post's own). A blog's categories are links in the line under
+    the post's title, not a breadcrumb."""
+    found = _byline_sections(headline) if headline is not None else []
     if not found and marked:
         rel = _FILED_REL(root)
-        for link in rel[:_MAX_SECTIONS] if isinstance(rel, list) else ():
-            label = clean(element_text(link))[:_MAX_SECTION_CHARS]
-            if label:
-                found.append(label)
+        if isinstance(rel, list) and rel:
+            first = rel[0].getparent()
+            labels = (clean(element_text(a)) for a in rel if a.getparent() is first)
+            found = [label[:_MAX_SECTION_CHARS] for label in labels if label]
     return found[:_MAX_SECTIONS]
+
+
+def _byline_sections(headline: etree._Element) -> list[str]:
+    """The links after a label in the line under ``headline`` (the element the page's title
+    names, not a site's logo): 分类：体育, Posted in Sport, Posted by Sam in Sport, Filed
+    under: Sport, and the ones joined to them by 、 or a comma."""
+    found: list[str] = []
+    line, block, joined = "", None, False
+    for text, owner in _texts_after(headline, _FILED_NODES):
+        link = owner if owner.tag == "a" else next(owner.iterancestors("a"), None)
+        here = _line_of(owner if link is None else link)
+        if here is not block:
+            if found:
+                break  # the byline's line ended
+            line, block = "", here
+        if link is None:
+            if not found:
+                line += text
+            elif _FILED_JOIN.match(text):
+                joined = True
+            else:
+                break
+            continue
+        label = clean(element_text(link))[:_MAX_SECTION_CHARS]
+        if found and joined:
+            found.append(label)
+            joined = False
+        elif found or headline_sized(label):
+            break  # past the byline, or at a list's first teaser
+        elif len(line) <= _FILED_LINE and _FILED_LABEL.search(line.strip()):
+            found.append(label)
+        else:
+            line += label  # an author's name in the byline (Posted by Sam in …)
+    return [label for label in found if label]
 
 
 _SAME_TEXT = etree.XPath("//body//text()[normalize-space(.) = $text]")
@@ -561,8 +590,9 @@ def _structure(
     link_chars: int,
     title: str,
 ) -> tuple[Structure, etree._Element | None]:
-    """The page's structural facts, and the element its headline stands in (its ``<h1>``, the
-    title's headline shown on its own, or none)."""
+    """The page's structural facts, and the element the title's headline stands in (the
+    ``<h1>`` the title repeats, or the headline shown on its own; none when neither is: the
+    first ``<h1>`` may be a site's logo)."""
     body = root.find("body")
     # the headline's ``<h1>``: the first the title repeats (a site's logo or name in an
     # ``<h1>`` of its header comes first on many blogs), else the first
@@ -571,13 +601,15 @@ def _structure(
     # the element a byline's date stands under: that ``<h1>``, else the title's headline
     # shown on its own, else the first ``<h1>``
     shown = ""
+    named: etree._Element | None = None
     if titled is not None:
         h1, headline = titled
+        named = headline
     else:
         h1, headline = h1s[0] if h1s else ("", None)
         shown, shown_el = _shown_headline(root, title)
         if shown_el is not None:
-            headline = shown_el
+            headline = named = shown_el
     structure = Structure(
         text_chars=len(texts[body if body is not None else root]),
         link_chars=link_chars,
@@ -588,7 +620,7 @@ def _structure(
         og_type=meta.get("og:type"),
         article_meta=any(k in _DATE_META for k in meta.values),
     )
-    return structure, headline
+    return structure, named
 
 
 def _empty(url: str, status: int) -> Page:
@@ -639,6 +671,7 @@ def parse_html(
         title = _title(root, meta, texts)
         links, link_chars = _links(root, base, texts)
         structure, headline = _structure(root, meta, texts, links, link_chars, title)
+        # the byline under the title's headline (not under a logo's ``<h1>``)
         sections += _filed(headline, root, marked=_marks_categories(html_text))
         structure.ld_types = ld_types
         (

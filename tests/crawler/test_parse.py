@@ -773,34 +773,94 @@ def test_a_place_that_is_not_the_pages_place_on_the_site():
     assert _sections_of(two) == ("Home", "Sport")
 
 
+_ZH_HEAD = "特拉普：想获得更多机会 德国教练不会让我额外获益"
+_EN_HEAD = "Messi scores twice as Miami win again"
+
+
+def _filed_of(body: str, head: str = _EN_HEAD, title: str | None = None) -> tuple[str, ...]:
+    """The sections of a post whose ``<h1>`` is the headline its title repeats."""
+    text = "Text. " * 40
+    html = (
+        f"<html><head><title>{title or head} - A Blog</title></head><body>"
+        f"<h1>{head}</h1>{body}<p>{text}</p></body></html>"
+    )
+    return parse_html(html, "https://blog.example/2024/05/12/a-post/").sections
+
+
 def test_the_section_a_posts_byline_files_it_under():
     """A blog names a post's categories in the line under its title, not in a breadcrumb."""
-    h1 = "<h1>特拉普：想获得更多机会 德国教练不会让我额外获益</h1>"
     zh = '<p class="meta">发表于 2024-06-07，分类： <a href="/category/2/">体育</a></p>'
-    assert _sections_of(h1 + zh) == ("体育",)
+    assert _filed_of(zh, _ZH_HEAD) == ("体育",)
     two = '<p>分类：<a href="/c/1/">体育</a>、<a href="/c/9/">足球</a> | <a href="/u/1">林</a></p>'
-    assert _sections_of(h1 + two) == ("体育", "足球")  # not the author after "|"
-    en = "<h1>Messi scores twice as Miami win again</h1>"
+    assert _filed_of(two, _ZH_HEAD) == ("体育", "足球")  # not the author after "|"
+    own = '<p><strong>所属栏目：</strong><a href="/c/1/">国际<em>足球</em></a></p>'
+    assert _filed_of(own, _ZH_HEAD) == ("国际足球",)
     posted = '<p>Posted on 5 March 2024 in <a href="/category/sport/">Sport</a></p>'
-    assert _sections_of(en + posted) == ("Sport",)
+    assert _filed_of(posted) == ("Sport",)
+    by = '<p>Posted by <a href="/author/sam/">Sam</a> in <a href="/category/sport/">Sport</a></p>'
+    assert _filed_of(by) == ("Sport",)
     author = '<p>By <a href="/author/sam/">Sam</a> · Filed under: <a href="/s/">Sport</a></p>'
-    assert _sections_of(en + author) == ("Sport",)
-    # WordPress marks its category links, wherever the theme prints them
-    footer = '<footer><a rel="category tag" href="/category/sport/">Sport</a></footer>'
-    assert _sections_of(en + footer) == ("Sport",)
+    assert _filed_of(author) == ("Sport",)
+    label = '<p><span class="label">Filed under:</span> <a href="/s/">Sport</a></p>'
+    assert _filed_of(label) == ("Sport",)
+    # WordPress marks its category links, wherever the theme prints them; a list of related
+    # posts below marks each post's own, and those are not this post's
+    footer = (
+        '<footer>Posted in <a rel="category tag" href="/category/sport/">Sport</a></footer>'
+        '<div class="related"><p><a rel="category tag" href="/c/politics/">Politics</a></p>'
+        '<p><a rel="category tag" href="/c/tech/">Tech</a></p></div>'
+    )
+    assert _filed_of("<p>" + "A paragraph of the post. " * 30 + "</p>" * 20 + footer) == ("Sport",)
 
 
 def test_links_under_a_headline_that_file_nothing():
-    en = "<h1>Messi scores twice as Miami win again</h1>"
-    # an author, a tag list, a related story: no label names a section
-    assert _sections_of(en + '<p>By <a href="/author/sam/">Sam</a></p>') == ()
-    assert _sections_of(en + '<p>Tags: <a href="/tag/messi/">messi</a></p>') == ()
+    # an author, a tag list, an author after a joiner-like mark
+    assert _filed_of('<p>By <a href="/author/sam/">Sam</a></p>') == ()
+    assert _filed_of('<p>Tags: <a href="/tag/messi/">messi</a></p>') == ()
+    slash = '<p>分类：<a href="/c/1/">体育</a> / <a href="/u/1">张三</a></p>'
+    assert _filed_of(slash, _ZH_HEAD) == ("体育",)
+    # sentences of the story that end before a link are no byline
+    for prose in (
+        "A new study published on Monday in",
+        "The report, published by the agency on Tuesday, said prices rose sharply in",
+        "A lawsuit filed on Monday in",
+        "Messi posted a photo on Instagram after the match in",
+        "Originally published in",
+    ):
+        assert _filed_of(f'<p>{prose} <a href="/x/">Texas</a> and more.</p>') == (), prose
+    for prose in ("热门栏目：", "全面推行垃圾分类", "更多精彩请关注体育频道"):
+        assert _filed_of(f'<p>{prose}<a href="/x/">体育</a>、<a href="/y/">财经</a></p>') == ()
     # a list's heading, then its first teaser and that teaser's byline: the list files nothing
     teaser = (
         '<h2><a href="/2024/03/05/miami-win-again/">Messi scores twice as Miami win</a></h2>'
         '<p>Posted on 5 March 2024 in <a href="/category/sport/">Sport</a></p>'
     )
-    assert _sections_of("<h1>Archive: 2024-03</h1>" + teaser) == ()
-    # the sidebar's category list and a menu's, even marked as categories, are no filing
+    assert _filed_of(teaser, "Archive: 2024-03") == ()
+    # the sidebar's category list and a widget's, even marked as categories, are no filing
     aside = '<aside><h3>Categories</h3><a rel="category" href="/c/sport/">Sport</a></aside>'
-    assert _sections_of(en + aside) == ()
+    assert _filed_of(aside) == ()
+    widget = (
+        '<div class="widget">Categories <a href="/c/n/">News</a> <a href="/c/s/">Sport</a></div>'
+    )
+    assert _filed_of(widget) == ()
+
+
+def test_a_logos_h1_reads_no_byline():
+    """A site's logo in an ``<h1>`` is no headline: the menu under it files no page."""
+    html = (
+        "<html><head><title>Messi scores twice: report | Daily Site</title></head><body>"
+        '<h1 class="logo"><a href="/">Daily Site</a></h1>'
+        '<div class="menu">Sections: <a href="/w/">World</a>, <a href="/s/">Sport</a></div>'
+        "<h2>Messi scores twice as Miami win again today</h2>"
+        "<p>" + "Text. " * 60 + "</p></body></html>"
+    )
+    assert parse_html(html, "https://news.example/2024/05/12/messi/").sections == ()
+
+
+def test_a_paragraph_is_no_byline_however_it_ends():
+    """A label is looked for only at the end of a short line (``_FILED_LINE``): a paragraph
+    that ends in "posted in" before a link is the story's text (and a huge one is not searched
+    again and again from every "posted" in it)."""
+    long = "<p>" + "The club said the news was posted " * 20 + 'in <a href="/x/">Sport</a></p>'
+    assert _filed_of(long) == ()
+    assert _filed_of("<p>" + "posted " * 40_000 + '<a href="/x/">Sport</a></p>') == ()
