@@ -456,6 +456,11 @@ def _texts_after(el: etree._Element, limit: int) -> Iterator[tuple[str, etree._E
         node = parent
 
 
+def _link_around(el: etree._Element) -> etree._Element | None:
+    """The link ``el`` is, or stands in (None: in no link)."""
+    return el if el.tag == "a" else next(el.iterancestors("a"), None)
+
+
 def _dated(h1: etree._Element) -> bool:
     """Whether a date is written under the headline ``h1`` before any link to another page:
     a story's byline (2018-03-16 网易三农; Posted on 5 March 2024). A list's dates stand under
@@ -463,7 +468,7 @@ def _dated(h1: etree._Element) -> bool:
     show it is one (on Chinese lab webs whose stories are a headline and its keywords, half
     of them read as lists at an address without a date in it)."""
     for text, owner in _texts_after(h1, _DATED_NODES):
-        link = owner if owner.tag == "a" else next(owner.iterancestors("a"), None)
+        link = _link_around(owner)
         if link is not None and not (link.get("href") or "#").startswith("#"):
             return False
         if _DATES.search(text):
@@ -533,7 +538,7 @@ def _byline_sections(headline: etree._Element) -> list[str]:
     found: list[str] = []
     line, block, joined = "", None, False
     for text, owner in _texts_after(headline, _FILED_NODES):
-        link = owner if owner.tag == "a" else next(owner.iterancestors("a"), None)
+        link = _link_around(owner)
         here = _line_of(owner if link is None else link)
         if here is not block:
             if found:
@@ -576,7 +581,7 @@ def _shown_headline(root: etree._Element, title: str) -> tuple[str, etree._Eleme
         holder = node.getparent() if isinstance(node, etree._ElementUnicodeResult) else None
         if holder is None or getattr(node, "is_tail", False):
             continue
-        if holder.tag in _NOT_SHOWN or next(holder.iterancestors("a"), None) is not None:
+        if holder.tag in _NOT_SHOWN or _link_around(holder) is not None:
             continue
         return head, holder
     return "", None
