@@ -127,25 +127,6 @@ class GuardedBackend(httpcore.AsyncNetworkBackend):
         await self.inner.sleep(seconds)
 
 
-class _PinnedTransport(httpx.AsyncHTTPTransport):
-    def __init__(
-        self,
-        guard: UrlGuard,
-        *,
-        verify: ssl.SSLContext | bool = True,
-        limits: httpx.Limits = httpx.Limits(max_connections=20, max_keepalive_connections=10),
-    ) -> None:
-        super().__init__(verify=verify, limits=limits, trust_env=False)
-        # the same pool httpx builds, with the guarded backend as its only way to the network
-        self._pool = httpcore.AsyncConnectionPool(
-            ssl_context=httpx.create_ssl_context(verify=verify, trust_env=False),
-            max_connections=limits.max_connections,
-            max_keepalive_connections=limits.max_keepalive_connections,
-            keepalive_expiry=limits.keepalive_expiry,
-            network_backend=GuardedBackend(guard),
-        )
-
-
 def guard_backend(transport: httpx.AsyncHTTPTransport, guard: UrlGuard) -> bool:
     """Make ``transport`` (built by httpx on httpcore, direct: no proxy) open every connection
     through ``GuardedBackend``, around the network backend it has; False when it is not such
@@ -161,8 +142,16 @@ def pinned_transport(
     guard: UrlGuard, *, verify: ssl.SSLContext | bool = True
 ) -> httpx.AsyncHTTPTransport:
     """A transport that resolves each host once through ``guard`` and connects to a checked
-    address (never to a second, unchecked answer)."""
-    return _PinnedTransport(guard, verify=verify)
+    address (never to a second, unchecked answer): httpx's own, with the guarded backend as
+    its pool's only way to the network (``guard_backend``)."""
+    transport = httpx.AsyncHTTPTransport(
+        verify=verify,
+        limits=httpx.Limits(max_connections=20, max_keepalive_connections=10),
+        trust_env=False,
+    )
+    if not guard_backend(transport, guard):  # an httpx whose transport is built otherwise
+        raise RuntimeError("httpx's transport has no connection pool to guard")
+    return transport
 
 
 class GuardRefused(OSError):
