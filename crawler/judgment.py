@@ -57,6 +57,9 @@ labelled data from the user:
    included). A page with the user's verdict keeps it and is never added; nor is a page that
    a site whose breadcrumbs file the topic under a section the user's words name files
    under another section (``_filed_elsewhere``: the model alone does not push it either).
+   Those pages are known to be off the topic, and a page is added only if its words score
+   above ``filed_floor`` % of theirs (``_filed_floor``): where the words do not tell the
+   topic's pages from the rest, what they would take elsewhere is no better.
 6. **Probability** — ``1 − (1 − p_literal)(1 − p_model)``: either kind of evidence can carry a
    page, neither has to. During a visit the model pushes only once it was fitted on
    ``warm_items`` items with ``warm_positives`` positives, and pushes at once only what the
@@ -188,6 +191,8 @@ JUDGE_DEFAULTS: dict[str, float] = {
     "expand_step": 1.0,
     "sections": 1.0,
     "downs_apart": 1.0,
+    "filed_floor": 95,
+    "filed_min": 20,
 }
 """Judgment parameters (any can be overridden per concern through ``params``)."""
 
@@ -1242,6 +1247,7 @@ class Judge:
                 break
             if round_ == rounds:
                 break
+            floor = self._filed_floor(items, held)
             probs = {
                 i: 1.0 - (1.0 - items[i].literal) * (1.0 - self._held_probability(items[i], z))
                 for i, z in enumerate(held)
@@ -1261,6 +1267,7 @@ class Judge:
                 (pr, i)
                 for i, pr in probs.items()
                 if pr >= p["expand_at_late" if late else "expand_at"]
+                and (floor is None or held[i] > floor)
                 and not (vetoed and vetoed(i))
                 and not (lonely and lonely(i))
                 and not self._filed_elsewhere(items[i])
@@ -1279,6 +1286,25 @@ class Judge:
         self._fitted_at = self._earlier + self._observed
         self._final_fit = self._final
         self._fitted_positives = int(sum(base)) + sum(1 for _, label in self.feedback if label)
+
+    def _filed_floor(self, items: Sequence[_Seen], held: Sequence[float]) -> float | None:
+        """What a page's words must score (``held``: the fit's held-out logits, the words
+        alone, not the place) for self-training to take it: above ``filed_floor`` % of the
+        pages known to be off the topic — those a site whose breadcrumbs or bylines file the
+        topic's pages under a section the user's words name files under another
+        (``_filed_elsewhere``), when there are ``filed_min`` of them. On such sites the
+        topic's pages and the others are labelled: the one check the crawl has of what its
+        words would take elsewhere. Where the words tell the two apart, the known ones
+        score low and nothing changes; where they do not (two Chinese blog webs whose posts
+        are a headline and its keywords), a page is taken only on words the known
+        off-topic pages do not share. None: no such pages."""
+        p = self.params
+        if not p["filed_floor"] or not self._filing:
+            return None
+        known = [held[i] for i, s in enumerate(items) if self._filed_elsewhere(s)]
+        if len(known) < p["filed_min"]:
+            return None
+        return float(np.percentile(known, p["filed_floor"]))
 
     def _literal_positive(self, seen: _Seen, *, weak: bool | None = None) -> bool:
         """A first positive: the user's words strongly on the page; while fewer than

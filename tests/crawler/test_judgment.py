@@ -1978,3 +1978,55 @@ def test_an_explanation_names_words_not_the_fragments_jieba_makes_up_around_name
     assert not judge._readable("难助") and not judge._readable("索将")
     judge.model = _Model({"难助": 1.0})  # a new model: its own strongest words
     assert judge._readable("难助")
+
+
+SPORT_WORDS = ["球队", "教练", "联赛", "冠军", "球员", "决赛", "主场", "赛季"]
+ARMY_WORDS = ["军舰", "导弹", "士兵", "演习", "坦克", "阅兵", "战机", "部队"]
+SHARED = ["俄罗斯", "日本", "美国", "历史", "老照片", "辉煌", "揭秘", "传奇"]
+
+
+def two_blogs(rng: random.Random, *, vague: float) -> list[Page]:
+    """Two blogs of headlines, a third of each blog's posts sport (one in five of them
+    saying 体育), the rest military. One files its posts under 体育 and 军事; the other
+    files nothing. A headline is one word of its topic and two of a pool both topics use,
+    or, for ``vague`` of the posts that do not say 体育, three of that pool."""
+    pages = []
+    for i in range(480):
+        host = "files.example.cn" if i % 2 else "plain.example.cn"
+        sport = i % 3 == 0
+        if sport and i % 5 == 0:
+            words = ["体育", *rng.sample(SPORT_WORDS, 1), *rng.sample(SHARED, 2)]
+        elif rng.random() < vague:
+            words = rng.sample(SHARED, 3)
+        else:
+            words = rng.sample(SPORT_WORDS if sport else ARMY_WORDS, 1) + rng.sample(SHARED, 2)
+        rng.shuffle(words)
+        url = f"http://{host}/2024/06/{i:04d}.html"
+        title = "，".join(words)
+        page = Page(url, url, 200, title=title, text=title + "。", kind="item")
+        if host.startswith("files"):
+            page.sections = ("体育",) if sport else ("军事",)
+        pages.append(page)
+    return pages
+
+
+def test_self_training_takes_only_what_scores_above_the_pages_a_site_files_elsewhere() -> None:
+    sport = TopicProfile.from_keywords("体育")
+
+    def pushed(vague: float, floor: float) -> tuple[int, int]:
+        pages = two_blogs(random.Random(2), vague=vague)
+        topic = {p.url for i, p in enumerate(pages) if i % 3 == 0}
+        urls = pushed_in(Judge(sport, params={"filed_floor": floor}), pages)
+        return len(urls & topic), len(urls - topic)
+
+    # half the posts' headlines say nothing of their topic: self-training took 27 military
+    # posts (their shared words score as high as the filed military posts do); above the
+    # filed military posts' scores, none
+    _, wrong = pushed(0.5, 0)
+    assert wrong >= 15
+    right_floor, wrong_floor = pushed(0.5, 95)
+    assert wrong_floor < wrong / 3
+    assert right_floor > 96  # more than the filed and literal posts: self-training still ran
+    # where every headline names its topic, the filed military posts score low, and
+    # self-training finds every sport post either way
+    assert pushed(0.0, 95) == pushed(0.0, 0) == (160, 0)
