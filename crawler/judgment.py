@@ -1211,6 +1211,14 @@ class Judge:
             rounds = int(min(p["expand"], p["expand_visit"])) if warm and narrow else 0
         vetoed = self._veto(items, base) if rounds else None
         self._filing = self._filing_sites(items) if p["sections"] else frozenset()
+        # the items known to be off the topic (``_filed_elsewhere``): never taken, and what
+        # the others' words must score above (``_filed_floor``)
+        elsewhere = (
+            [i for i, s in enumerate(items) if self._filed_elsewhere(s)]
+            if rounds and self._filing
+            else []
+        )
+        off_topic = frozenset(elsewhere)
         lonely = self._lonely(items, base) if rounds and (p["knn"] or p["knn_short"]) else None
         # how many items the rounds may take (the same in every round)
         cap = int(p["expand_growth"] * max(1.0, sum(base)))
@@ -1247,7 +1255,7 @@ class Judge:
                 break
             if round_ == rounds:
                 break
-            floor = self._filed_floor(items, held)
+            floor = self._filed_floor([held[i] for i in elsewhere])
             probs = {
                 i: 1.0 - (1.0 - items[i].literal) * (1.0 - self._held_probability(items[i], z))
                 for i, z in enumerate(held)
@@ -1270,7 +1278,7 @@ class Judge:
                 and (floor is None or held[i] > floor)
                 and not (vetoed and vetoed(i))
                 and not (lonely and lonely(i))
-                and not self._filed_elsewhere(items[i])
+                and i not in off_topic
                 and (moves is None or moves(items[i]))
             )
             kept = {i: pr for i, pr in expanded.items() if moves and not moves(items[i])}
@@ -1287,22 +1295,19 @@ class Judge:
         self._final_fit = self._final
         self._fitted_positives = int(sum(base)) + sum(1 for _, label in self.feedback if label)
 
-    def _filed_floor(self, items: Sequence[_Seen], held: Sequence[float]) -> float | None:
-        """What a page's words must score (``held``: the fit's held-out logits, the words
-        alone, not the place) for self-training to take it: above ``filed_floor`` % of the
-        pages known to be off the topic — those a site whose breadcrumbs or bylines file the
-        topic's pages under a section the user's words name files under another
-        (``_filed_elsewhere``), when there are ``filed_min`` of them. On such sites the
-        topic's pages and the others are labelled: the one check the crawl has of what its
-        words would take elsewhere. Where the words tell the two apart, the known ones
-        score low and nothing changes; where they do not (two Chinese blog webs whose posts
-        are a headline and its keywords), a page is taken only on words the known
-        off-topic pages do not share. None: no such pages."""
+    def _filed_floor(self, known: Sequence[float]) -> float | None:
+        """What a page's words must score (the fit's held-out logit: the words alone, not
+        the place) for self-training to take it: above ``filed_floor`` % of ``known``, the
+        held-out logits of the pages known to be off the topic — those a site whose
+        breadcrumbs or bylines file the topic's pages under a section the user's words name
+        files under another (``_filed_elsewhere``), when there are ``filed_min`` of them. On
+        such sites the topic's pages and the others are labelled: the one check the crawl has
+        of what its words would take elsewhere. Where the words tell the two apart, the known
+        ones score low and nothing changes; where they do not (two Chinese blog webs whose
+        posts are a headline and its keywords), a page is taken only on words the known
+        off-topic pages do not share. None: too few such pages."""
         p = self.params
-        if not p["filed_floor"] or not self._filing:
-            return None
-        known = [held[i] for i, s in enumerate(items) if self._filed_elsewhere(s)]
-        if len(known) < p["filed_min"]:
+        if not p["filed_floor"] or len(known) < p["filed_min"]:
             return None
         return float(np.percentile(known, p["filed_floor"]))
 

@@ -16,6 +16,7 @@ text and ``rel=nofollow`` — canonicalised and de-duplicated.
 
 from __future__ import annotations
 
+import itertools
 import json
 import logging
 import re
@@ -507,7 +508,7 @@ def _marks_categories(source: str) -> bool:
 
 def _line_of(el: etree._Element) -> etree._Element | None:
     """The block element (``BLOCKS``) whose line ``el`` stands in."""
-    for node in (el, *el.iterancestors()):
+    for node in itertools.chain((el,), el.iterancestors()):
         if node.tag in BLOCKS:
             return node
     return None
