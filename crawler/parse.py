@@ -16,7 +16,6 @@ text and ``rel=nofollow`` — canonicalised and de-duplicated.
 
 from __future__ import annotations
 
-import itertools
 import json
 import logging
 import re
@@ -200,14 +199,10 @@ class _Context:
         return clean(f"{left[-_CONTEXT_CHARS:]} {anchor} {right[:_CONTEXT_CHARS]}")
 
     def around(self, a: etree._Element, anchor: str) -> str:
-        block = a.getparent()
-        while block is not None:
-            tag = block.tag
-            if tag in BLOCKS:
-                break
-            block = block.getparent()
-        else:
+        block = _line_of(a.getparent())
+        if block is None:
             return anchor
+        tag = block.tag
         text = self._texts[block]
         size = len(text)
         if size > _HUGE_BLOCK:
@@ -506,12 +501,12 @@ def _marks_categories(source: str) -> bool:
     return any(mark in source for mark in ('rel="category', "rel='category", "rel=category"))
 
 
-def _line_of(el: etree._Element) -> etree._Element | None:
-    """The block element (``BLOCKS``) whose line ``el`` stands in."""
-    for node in itertools.chain((el,), el.iterancestors()):
-        if node.tag in BLOCKS:
-            return node
-    return None
+def _line_of(el: etree._Element | None) -> etree._Element | None:
+    """The block element (``BLOCKS``) whose line ``el`` stands in: ``el`` or its nearest
+    ancestor that is one (None: none is)."""
+    while el is not None and el.tag not in BLOCKS:
+        el = el.getparent()
+    return el
 
 
 def _filed(
