@@ -57,6 +57,10 @@ def _fetch_config() -> FetchConfig:
     return FetchConfig()
 
 
+_CUT_EVERY = 20
+"""Fetches between two findings of the budget's cut (``Frontier.budget``) at most."""
+
+
 @dataclass(frozen=True)
 class CrawlConfig:
     """What one crawl may do. ``params`` overrides strategy and scorer parameters."""
@@ -76,6 +80,11 @@ class CrawlConfig:
     read: the seed scorers and the strategies that rank links by the profile. Where the judgment
     decides and steers (the default) it learns its own model and the profile learns nothing."""
     follow_nofollow: bool = False
+    wait_for_better: bool = True
+    """While the best queued URL waits for its host (``per_host`` fetches in flight), fetch
+    another host's URL only if it is among the best the crawl's remaining fetches would reach
+    anyway; else wait for the host (``crawler.frontier``, ``Frontier.budget``). False: take the
+    best URL of any free host."""
     scorer: str = "model"
     """The push decision (``matched``): ``model`` — the learned judgment
     (``crawler.judgment``) — or a seed scorer: ``kp``, ``fish``, ``vsm``."""
@@ -275,6 +284,8 @@ class _Crawl:
         self.deadline: float | None = None
         self.scheduled = self.fetched
         self.pending: dict[asyncio.Task[_Fetched], Entry] = {}
+        self._cut_at = (-_CUT_EVERY, 0)
+        """When the budget's cut was last found: (pages scheduled, URLs queued) then."""
 
     def _start(self, checkpoint: Mapping[str, Any] | None) -> Frontier:
         """A new frontier, or the checkpoint's (restoring its count, profile and steering)."""
@@ -318,12 +329,22 @@ class _Crawl:
             and len(self.pending) < self.concurrency
             and self.scheduled < self.config.max_pages
         ):
+            if self.config.wait_for_better and self._cut_due():
+                self.frontier.budget(self.config.max_pages - self.scheduled)
+                self._cut_at = (self.scheduled, len(self.frontier))
             entry = self.frontier.pop(self.fresh)
             if entry is None:
                 break
             self.scheduled += 1
             self.pending[asyncio.create_task(_fetch(source, entry))] = entry
         return bool(self.pending) and not expired
+
+    def _cut_due(self) -> bool:
+        """Find the budget's cut again: every ``_CUT_EVERY`` fetches, and whenever the queue
+        has grown by a quarter since (a visit's first pages queue most of what it will
+        choose from)."""
+        scheduled, queued = self._cut_at
+        return self.scheduled - scheduled >= _CUT_EVERY or len(self.frontier) > 1.25 * queued
 
     async def wait(self) -> list[asyncio.Task[_Fetched]]:
         """The fetches that finished (at least one unless time ran out), in the order they

@@ -9,6 +9,13 @@ Rules:
 * **per-host fairness**: ``pop`` returns the best URL whose host has fewer than ``per_host``
   URLs in flight (released with ``done``), so one slow host never blocks the crawl; the
   politeness delay itself is the fetcher's job.
+* **the budget's cut**: while the best URL waits for its host, another host's URL is handed
+  out only if it is among the best ``pages`` queued (``budget``: the fetches the crawl has
+  left), a URL the crawl would fetch anyway; else ``pop`` returns None and the crawl waits for
+  a slot. Politeness then costs time, not pages: with two fetches at a time per host, a second
+  apart, a crawl of a sport channel whose scope held the portal's other channels spent most of
+  its fetches on them, they being free (docs/benchmarks.md, "Politeness that spent the
+  budget on other hosts"). Equal priorities (a breadth-first crawl) never wait.
 * **lazy update**: given the strategy's ``fresh`` view, ``pop`` asks it for the best URL's
   priority before handing the URL out; one that has fallen since it was queued is queued
   again at the new priority, and the best is sought again.
@@ -72,6 +79,9 @@ class Frontier:
         self._hosts: list[tuple[float, int, str]] = []
         self._inflight: dict[str, int] = {}
         self._peak = 0
+        self.cut = 0.0
+        """What another host's URL must be worth while the best waits for its host (``budget``;
+        0: anything)."""
 
     def __len__(self) -> int:
         """Number of queued URLs."""
@@ -147,6 +157,15 @@ class Frontier:
                 return
             heapq.heappop(heap)
 
+    def budget(self, pages: int | None) -> None:
+        """Set ``cut`` to the priority of the ``pages``-th best queued URL (0 when fewer are
+        queued, or ``pages`` is None: no cut)."""
+        if pages is None or pages <= 0 or len(self._queued) <= pages:
+            self.cut = 0.0
+            return
+        best = heapq.nlargest(pages, (e.priority for e in self._queued.values()))
+        self.cut = best[-1]
+
     def pop(self, fresh: Callable[[Entry], float] | None = None) -> Entry | None:
         """The best queued URL whose host has a free slot (None if there is none right now).
 
@@ -157,9 +176,13 @@ class Frontier:
         is fetched, not after a run of links queued on an older view)."""
         deferred: list[tuple[float, int, str]] = []
         found: Entry | None = None
+        waits = False  # a better URL waits for its host
         while self._hosts:
             item = heapq.heappop(self._hosts)
             neg, seq, host = item
+            if waits and -neg < self.cut:  # this host's best, and every later host's, is short
+                deferred.append(item)
+                break
             heap = self._heaps.get(host)
             if not heap:
                 continue
@@ -172,6 +195,7 @@ class Frontier:
                 continue
             if self._inflight.get(host, 0) >= self.per_host:
                 deferred.append(item)
+                waits = True
                 continue
             if fresh is not None:
                 _, _, top = heap[0]

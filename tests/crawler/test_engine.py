@@ -73,6 +73,36 @@ async def test_scope_traps_nofollow_and_errors() -> None:
     assert "http://other.test/x" in [url(p) if p.startswith("/") else p for p in any_scope]
 
 
+def two_hosts() -> dict:
+    """A sport channel's page linking six football stories on its host and six weather
+    stories on another host of the same crawl."""
+    other = "http://o.test"
+    sport = [(f"/s{i}", f"足球新闻{i}") for i in range(6)]
+    root = page("/", "足球频道", sport)
+    root.links += [Link(f"{other}/w{i}", anchor=f"天气预报{i}") for i in range(6)]
+    pages = [root] + [page(p, f"足球：第{i}轮") for i, (p, _) in enumerate(sport)]
+    pages += [
+        replace(page("/", f"天气：降温{i}"), url=f"{other}/w{i}", final_url=f"{other}/w{i}")
+        for i in range(6)
+    ]
+    return site(*pages)
+
+
+@pytest.mark.parametrize("wait", [True, False])
+async def test_a_busy_host_costs_time_not_the_page_budget(wait: bool) -> None:
+    # one fetch at a time per host: while the channel's host is busy, the other host is free
+    fetch = FetchConfig(delay=0, allow_private=True, retries=0, concurrency=4, per_host=1)
+    config = CrawlConfig(fetch=fetch, scope="any", max_pages=7, wait_for_better=wait)
+    graph = two_hosts()
+    events = [e async for e in crawl([url("/")], TOPIC, config, fetcher=GraphFetcher(graph))]
+    hosts = [e.url.split("/")[2] for e in events if not e.final]
+    assert len(hosts) == 7
+    if wait:  # the seven fetches the budget allows go to the seven best pages
+        assert hosts == ["t.test"] * 7
+    else:  # the weather stories are fetched whenever the channel's host is busy
+        assert hosts.count("o.test") >= 2
+
+
 class _Failing:
     """A fetcher whose every fetch fails with the given exception."""
 

@@ -61,6 +61,36 @@ def test_a_busy_host_does_not_block_the_others() -> None:
     assert third is not None and third.url == "http://slow.test/2"
 
 
+def test_while_the_best_url_waits_for_its_host_only_one_within_the_budget_goes_first() -> None:
+    f = Frontier(per_host=1)
+    for i, prio in enumerate((0.9, 0.8, 0.7)):
+        f.push(f"http://sport.test/{i}", prio)
+    for i, prio in enumerate((0.3, 0.2)):
+        f.push(f"http://other.test/{i}", prio)
+    f.budget(3)  # three fetches left: the sport URLs are the three the crawl would fetch
+    first = f.pop()
+    assert first is not None and first.url == "http://sport.test/0"
+    assert f.pop() is None  # the best waits for sport.test; other.test's are past the cut
+    f.done(first)
+    second = f.pop()
+    assert second is not None and second.url == "http://sport.test/1"
+    f.budget(10)  # more fetches left than URLs queued: every one of them will be fetched
+    third = f.pop()
+    assert third is not None and third.url == "http://other.test/0"
+    f.budget(None)
+    assert f.cut == 0.0
+
+
+def test_equal_priorities_never_wait_for_a_host() -> None:
+    f = Frontier(per_host=1)
+    for url in ("http://a.test/1", "http://a.test/2", "http://b.test/1"):
+        f.push(url, 0.5)
+    f.budget(2)
+    first, second = f.pop(), f.pop()
+    assert first is not None and second is not None
+    assert (first.url, second.url) == ("http://a.test/1", "http://b.test/1")
+
+
 def test_checkpoint_round_trip_requeues_in_flight() -> None:
     f = Frontier()
     for i in range(5):
