@@ -286,6 +286,9 @@ class _Crawl:
         self.pending: dict[asyncio.Task[_Fetched], Entry] = {}
         self._cut_at = (-_CUT_EVERY, 0)
         """When the budget's cut was last found: (pages scheduled, URLs queued) then."""
+        # a host can be busy while a worker is free only when it may take fewer fetches at a
+        # time than the crawl
+        self._waits = config.wait_for_better and config.fetch.per_host < self.concurrency
 
     def _start(self, checkpoint: Mapping[str, Any] | None) -> Frontier:
         """A new frontier, or the checkpoint's (restoring its count, profile and steering)."""
@@ -329,7 +332,7 @@ class _Crawl:
             and len(self.pending) < self.concurrency
             and self.scheduled < self.config.max_pages
         ):
-            if self.config.wait_for_better and self._cut_due():
+            if self._waits and self._cut_due():
                 self.frontier.budget(self.config.max_pages - self.scheduled)
                 self._cut_at = (self.scheduled, len(self.frontier))
             entry = self.frontier.pop(self.fresh)
