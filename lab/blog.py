@@ -31,6 +31,7 @@ from __future__ import annotations
 import html
 import random
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import date, timedelta
 from pathlib import Path
@@ -184,11 +185,13 @@ class _Blog:
 
     def slug(self, name: str) -> str:
         if self.lang == "en":
-            return _slug(name) or "x"
+            return url_slug(name) or "x"
         return str(sorted(set(self.categories.values()) | {name}).index(name) + 1)
 
 
-def _paragraphs(doc: Doc, lang: str, rng: random.Random) -> list[str]:
+def paragraphs(doc: Doc, lang: str, rng: random.Random) -> list[str]:
+    """A document's text in paragraphs of three sentences (a headline-only Chinese document:
+    its headline and keywords, then two neutral lines)."""
     if not doc.body:  # a Chinese headline with its keywords
         first = f"{doc.title}。"
         if doc.keywords:
@@ -200,7 +203,7 @@ def _paragraphs(doc: Doc, lang: str, rng: random.Random) -> list[str]:
 
 
 def _excerpt(doc: Doc, lang: str, rng: random.Random) -> str:
-    text = (" " if lang == "en" else "").join(_paragraphs(doc, lang, rng)[:2])
+    text = (" " if lang == "en" else "").join(paragraphs(doc, lang, rng)[:2])
     if lang == "en":
         words = text.split()
         return " ".join(words[:40]) + (" …" if len(words) > 40 else "")
@@ -214,7 +217,7 @@ def _tags(doc: Doc, lang: str) -> list[str]:
     return list(dict.fromkeys(words))[:3]
 
 
-def _slug(text: str) -> str:
+def url_slug(text: str) -> str:
     """``text`` as an English URL word: lower case, runs of other characters made one ``-``."""
     return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")
 
@@ -237,7 +240,7 @@ class _Builder:
 
     def permalink(self, blog: _Blog, post: _Post) -> str:
         if blog.style == "date":
-            slug = _slug(post.doc.title)[:60] if blog.lang == "en" else str(post.id)
+            slug = url_slug(post.doc.title)[:60] if blog.lang == "en" else str(post.id)
             return f"{blog.base}{post.day:%Y/%m/%d}/{slug or post.id}/"
         if blog.style == "archives":
             return f"{blog.base}archives/{post.id}.html"
@@ -273,7 +276,7 @@ class _Builder:
         return f"{blog.base}category/{blog.slug(name)}/"
 
     def tag_url(self, blog: _Blog, tag: str) -> str:
-        slug = _slug(tag)
+        slug = url_slug(tag)
         if blog.lang == "zh" or not slug:
             slug = str(abs(hash_tag(tag)))
         return f"{blog.base}tag/{slug}/"
@@ -300,9 +303,7 @@ class _Builder:
     def post(self, blog: _Blog, i: int) -> None:
         post = blog.posts[i]
         rng = self.rng
-        paragraphs = "".join(
-            f"<p>{html.escape(p)}</p>" for p in _paragraphs(post.doc, blog.lang, rng)
-        )
+        text = "".join(f"<p>{html.escape(p)}</p>" for p in paragraphs(post.doc, blog.lang, rng))
         cites = ""
         if post.cites is not None:
             cites = f"<p>{blog.words('via')} {_a(post.cites.url, post.cites.doc.title)}</p>"
@@ -324,7 +325,7 @@ class _Builder:
             f"<article><h1 class='entry-title'>{html.escape(post.doc.title)}</h1>"
             f"<p class='meta'>{blog.words('filed', date=post.day.isoformat())} "
             f"{_a(self.category_url(blog, post.category), post.category)}</p>"
-            f"<div class='entry-content'>{paragraphs}{cites}</div>"
+            f"<div class='entry-content'>{text}{cites}</div>"
             f"<p class='tags'>{blog.words('tags')}: {tags}</p>"
             f"<nav class='post-nav'>{' '.join(nav)}</nav>"
             f"<section class='comments'><h3>{blog.words('comments', n=n)}</h3>{comments}"
@@ -491,7 +492,7 @@ def _lists(builder: _Builder, blog: _Blog) -> None:
     builder.listing(blog, blog.base, blog.name, blog.posts, "home", "")
     for cat in sorted({p.category for p in blog.posts}):
         posts = [p for p in blog.posts if p.category == cat]
-        subject = _subject_of(posts)
+        subject = subject_of(p.doc for p in posts)
         builder.listing(blog, builder.category_url(blog, cat), cat, posts, "channel", subject)
     tags: dict[str, list[_Post]] = {}
     for p in blog.posts:
@@ -518,10 +519,10 @@ def _lists(builder: _Builder, blog: _Blog) -> None:
     )
 
 
-def _subject_of(posts: list[_Post]) -> str:
-    """A category page's subject in the truth: the one most of its posts are about, when
-    they all are (a category named after a subject); else none."""
-    subjects = {p.doc.category for p in posts}
+def subject_of(docs: Iterable[Doc]) -> str:
+    """A list page's subject in the truth: the one its documents are about, when they all are
+    (a category named after a subject); else none."""
+    subjects = {d.category for d in docs}
     return subjects.pop() if len(subjects) == 1 else ""
 
 

@@ -67,35 +67,43 @@ def build_cmd(
         "courses, lectures, staff pages; --sites universities of about --articles stories, "
         "default 6 and 300); blog: personal blogs, Chinese or English (posts, lists with "
         "excerpts, categories, tags, monthly archives, comments; --sites blogs of about "
-        "--articles posts, default 6 and 150).",
+        "--articles posts, default 6 and 150); magazine: online magazines, Chinese or English "
+        "(story URLs that name no section or date, card grids with excerpts, kickers or "
+        "breadcrumbs, topic, author and search pages; --sites magazines of about --articles "
+        "stories, default 5 and 220).",
     ),
 ) -> None:
-    """Build a deterministic multi-site web (news portals, universities or blogs) from the
-    labelled corpus."""
+    """Build a deterministic multi-site web (news portals, universities, blogs or magazines)
+    from the labelled corpus."""
     from lab.builder import DEFAULT_SIZES, TITLES, build
     from lab.corpus import LANGUAGES, load_corpus
     from lab.plan import URLS, url_layout_ok
 
     if lang not in LANGUAGES:
         raise typer.BadParameter(f"expected one of {', '.join(LANGUAGES)}", param_hint="--lang")
-    if layout not in ("news", "academic", "blog"):
-        raise typer.BadParameter("expected news, academic or blog", param_hint="--layout")
+    if layout not in ("news", "academic", "blog", "magazine"):
+        raise typer.BadParameter("expected news, academic, blog or magazine", param_hint="--layout")
     if layout != "news" and (titles != "section" or urls != "channels"):
         raise typer.BadParameter(
             f"--titles and --urls shape the news web; the {layout} web has its own",
             param_hint="--layout",
         )
-    if layout == "blog":
+    if layout in ("blog", "magazine"):
         from lab.blog import DEFAULT_SIZE as BLOG_SIZE
         from lab.blog import build_blog
+        from lab.magazine import DEFAULT_SIZE as MAGAZINE_SIZE
+        from lab.magazine import build_magazine
 
-        manifest = build_blog(
+        make, size = (
+            (build_blog, BLOG_SIZE) if layout == "blog" else (build_magazine, MAGAZINE_SIZE)
+        )
+        manifest = make(
             load_corpus(corpus, lang),
             out,
             lang=lang,
             seed=seed,
-            sites=sites or BLOG_SIZE[0],
-            articles=articles or BLOG_SIZE[1],
+            sites=sites or size[0],
+            articles=articles or size[1],
         )
         _echo_manifest(manifest)
         return
