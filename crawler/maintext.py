@@ -216,8 +216,11 @@ def main_block(
     for a in elements(main, "a"):
         text = element_text(a)
         link_chars += len(text)
-        # a link within the page (a table of contents, a footnote) is no story's teaser
-        headline = headline_sized(text) and not (a.get("href") or "").startswith("#")
+        # a link within the page (a table of contents, a footnote) is no story's teaser; a
+        # heading that is a link is one, however short ("Microsoft releases patches")
+        headline = (headline_sized(text) or _is_heading(a)) and not (
+            a.get("href") or ""
+        ).startswith("#")
         if headline:
             targets.add(a.get("href") or text)
         anchors.append((a, headline))
@@ -228,6 +231,18 @@ def main_block(
         longest = len(text) - link_chars
     own = functools.partial(_own_words, main, [a for a, _ in anchors]) if main is body else None
     return text, link_chars, len(targets), longest, own
+
+
+_HEADINGS = frozenset({"h2", "h3", "h4", "h5", "h6"})
+
+
+def _is_heading(a: etree._Element) -> bool:
+    """A link that is a heading's text (``<h3><a>…</a></h3>``, ``<a><h3>…</h3></a>``): a
+    card's headline. Not ``<h1>``: a page's own headline may link to itself."""
+    parent = a.getparent()
+    if parent is not None and parent.tag in _HEADINGS:
+        return not (parent.text or "").strip() and len(parent) == 1
+    return len(a) == 1 and a[0].tag in _HEADINGS
 
 
 def _own_words(main: etree._Element, anchors: list[etree._Element]) -> str:

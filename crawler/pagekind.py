@@ -13,7 +13,9 @@ names each piece it used (``PageKind.evidence``):
 * **running text** — the main text outside links: an article has sentences, a list has
   anchors; measured as characters and as the share of the main block that is link text;
 * **links** — the share of the whole page's text that is anchor text;
-* **headline** — an ``<h1>`` of headline length that the ``<title>`` repeats;
+* **headline** — an ``<h1>`` of headline length that the ``<title>`` repeats, with a date
+  under it (a byline); a page that shows no headline of its own while its main block links
+  one (a heading that is a link: a card) is a list's last page of a card or two;
 * **URL shape** — the site root, ``index``/``list``/``page``/``tag``/``search``/``about``
   path words and page numbers say *hub*; a date or a long numeric id in the path says *item*.
 
@@ -132,8 +134,11 @@ content systems print ("Tag: wales", "Category: Sport", "Archives: May 2024", "P
 the tag."""
 TEASER_LINKS = 3
 _TEASER_SHARE = 0.35
+_TEASER_SPREAD = 1.5
 """A main block with ``TEASER_LINKS`` or more headline links whose longest stretch of running
-text between them is under this share of all of it is a list of teasers (``Structure``)."""
+text between them is under this share of all of it (under ``_TEASER_SPREAD`` / the number of
+links, where that is more: a section's last page of three cards, one excerpt longer than the
+others, holds 40 % of its text in one) is a list of teasers (``Structure``)."""
 _SLUG = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+){3,}")
 
 
@@ -290,12 +295,20 @@ def classify(url: str, title: str, text: str, structure: Structure | None) -> Pa
     if structure is None:
         return PageKind(ITEM, 0.5, ["feed entry" if text else "no structure"])
     s = structure
-    ev = _declared_evidence(s) + _text_evidence(s)
-    if titled_headline(title, s.h1):
+    titled = titled_headline(title, s.h1)
+    # a list's last page of one or two teasers (the list of three or more: ``_text_evidence``)
+    teaser = not titled and not s.headline and s.main_headlines > 0
+    ev = _declared_evidence(s) + _text_evidence(s, teaser=teaser)
+    if titled:
         ev.append((1.5, "headline h1 = title"))
     elif s.headline:  # the title's headline (``crawler.parse`` sets no other)
         ev.append((1.5, "headline shown = title"))
-    if s.dated:
+    elif teaser:
+        ev.append((-1.5, "links a headline, shows none of its own"))
+    if s.dated and (titled or s.headline):
+        # a story's header: its headline, the title's, and the date under it
+        ev.append((1.5, "dated under its headline"))
+    elif s.dated:
         ev.append((1.0, "dated under its headline"))
     ev += _url_evidence(url)
     score = sum(w for w, _ in ev)
@@ -318,12 +331,16 @@ def _declared_evidence(s: Structure) -> list[tuple[float, str]]:
     return ev
 
 
-def _text_evidence(s: Structure) -> list[tuple[float, str]]:
-    """Running text against link text: in the main block and over the whole page."""
+def _text_evidence(s: Structure, *, teaser: bool = False) -> list[tuple[float, str]]:
+    """Running text against link text: in the main block and over the whole page. With
+    ``teaser`` (the main block links a headline and the page shows none of its own), its
+    running text is a teaser's excerpt, not a story's prose."""
     ev: list[tuple[float, str]] = []
     prose = max(0, s.main_chars - s.main_link_chars)
     main_links = s.main_link_chars / s.main_chars if s.main_chars else 1.0
-    teasers = s.main_headlines >= TEASER_LINKS and s.main_run_chars < _TEASER_SHARE * prose
+    # n even teasers each hold 1/n of the text: three of them, a half at most
+    share = max(_TEASER_SHARE, _TEASER_SPREAD / max(1, s.main_headlines))
+    teasers = s.main_headlines >= TEASER_LINKS and s.main_run_chars < share * prose
     if teasers:
         # a headline and a few lines under it, again and again: the running text is the
         # longest of those stretches, not all of them together
@@ -339,7 +356,7 @@ def _text_evidence(s: Structure) -> list[tuple[float, str]]:
         ev.append((-1.0, f"little running text ({prose} chars)"))
     else:
         ev.append((-2.0, f"little running text ({prose} chars)"))
-    if prose >= 80 and main_links < 0.1 and not teasers:
+    if prose >= 80 and main_links < 0.1 and not teasers and not teaser:
         ev.append((1.0, "main block is prose"))
     elif main_links > 0.5:
         ev.append((-2.0, f"main block {main_links:.0%} links"))

@@ -35,6 +35,7 @@ from crawler.pagekind import (
     headline_sized,
     title_parts,
     titled_headline,
+    url_item_prior,
 )
 from crawler.types import Link, Page
 from crawler.urls import canonicalize
@@ -457,18 +458,38 @@ def _link_around(el: etree._Element) -> etree._Element | None:
     return el if el.tag == "a" else next(el.iterancestors("a"), None)
 
 
+_BYLINE_LINKS = 2
+"""Short links (an author's name, a section's) a byline may hold on its line before its date."""
+_STORY_LINK = 0.7
+"""A link whose address reads as an item's (``url_item_prior``: a date, an id) is a teaser's,
+however short its text ("Chelsea sack Mutu"), not a byline's."""
+
+
 def _dated(h1: etree._Element) -> bool:
-    """Whether a date is written under the headline ``h1`` before any link to another page:
-    a story's byline (2018-03-16 网易三农; Posted on 5 March 2024). A list's dates stand under
-    its teasers' links; a short story on a portal page thick with links has little else to
-    show it is one (on Chinese lab webs whose stories are a headline and its keywords, half
-    of them read as lists at an address without a date in it)."""
+    """Whether a date is written under the headline ``h1`` before any link to another page
+    but a few short ones to pages other than stories, on the date's own line
+    (``_BYLINE_LINKS``: 文/<author> · 2024-06-15; By <author>, 5 March 2024): a story's
+    byline (2018-03-16 网易三农; Posted on 5 March 2024). A list's dates stand under its
+    teasers' links, on lines of their own; a short story on a portal page thick with links
+    has little else to show it is one (on Chinese lab webs whose stories are a headline and
+    its keywords, half of them read as lists at an address without a date in it; on a Chinese
+    magazine web whose bylines link the author, one story in eight)."""
+    links: dict[etree._Element, etree._Element | None] = {}
     for text, owner in _texts_after(h1, _DATED_NODES):
         link = _link_around(owner)
         if link is not None and not (link.get("href") or "#").startswith("#"):
-            return False
+            if link not in links:
+                if (
+                    len(links) >= _BYLINE_LINKS
+                    or headline_sized(" ".join(link.itertext()))
+                    or url_item_prior(link.get("href") or "") > _STORY_LINK
+                ):
+                    return False
+                links[link] = _line_of(link.getparent())
+            continue
         if _DATES.search(text):
-            return True
+            line = _line_of(owner)
+            return all(where is line for where in links.values())
     return False
 
 

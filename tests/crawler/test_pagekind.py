@@ -497,3 +497,94 @@ def test_a_brief_whose_headline_is_in_no_h1_is_an_item(tag: str) -> None:
     # the same words as a link to another page are another story's teaser
     linked = html.replace(f">{head}</{close}>", f"><a href='/b/1.html'>{head}</a></{close}>")
     assert "headline shown = title" not in parse_html(linked, page.url).kind_evidence
+
+
+def test_a_byline_may_link_its_author_before_the_date() -> None:
+    """文/<author> · 2024-06-15 under the headline dates the story (a short one on a page thick
+    with links is an item by it); a list's short headline linked before its date does not."""
+    head = "影游联动巨制不删档测试预约开启"
+    line = "影游联动巨制不删档测试预约开启。关键词：游戏、回合制、手游。"
+    byline = (
+        "<p class='byline'>文/<a href='/author/9/'>徐瑶</a> · "
+        "<time datetime='2024-06-15'>2024-06-15</time></p>"
+    )
+    page = parse_html(_portal_page(head, byline, line), "http://mag.example.cn/105068")
+    assert "dated under its headline" in page.kind_evidence
+    assert page.kind == ITEM, page.kind_evidence
+    # the same line under a list's heading, its link an item's address: a teaser, not a byline
+    teaser = (
+        "<ul><li><a href='/2004/02/04/chelsea-sack-mutu-68461.html'>Chelsea sack Mutu</a> "
+        "<time datetime='2004-02-04'>2004-02-04</time></li></ul>"
+    )
+    html = (
+        "<html><head><title>In depth: the road to the final | The Herald</title></head><body>"
+        f"<main><h1>In depth: the road to the final</h1>{teaser}</main></body></html>"
+    )
+    listed = parse_html(html, "http://www.example.com/topics/champions-league/")
+    assert "dated under its headline" not in listed.kind_evidence
+    assert listed.kind == HUB, listed.kind_evidence
+    # a byline's line holds the date: a short link on a line of its own before it is no byline's
+    apart = "<p><a href='/author/9/'>徐瑶</a></p><p>2024-06-15</p>"
+    page = parse_html(_portal_page(head, apart, line), "http://mag.example.cn/105068")
+    assert "dated under its headline" not in page.kind_evidence
+
+
+def _cards(n: int, headline: str, excerpt: str, start: int = 0) -> str:
+    """Cards as magazines print them: a heading that is a link, an excerpt, author and date."""
+    return "".join(
+        f"<div class='card'><h3><a href='/read/{i:08x}'>{headline} {i}</a></h3>"
+        f"<p class='excerpt'>{excerpt}</p><p class='meta'><span>Liam Nash</span> · "
+        f"<time datetime='2024-05-05'>05 May 2024</time></p></div>"
+        for i in range(start, start + n)
+    )
+
+
+@pytest.mark.parametrize(
+    ("url", "heading", "cards"),
+    [
+        # a section's last "load more" page of two cards with long excerpts
+        ("https://mag.example.com/s/future/more/3", "Future · page 3", 2),
+        # an author's last page of one card
+        ("https://mag.example.com/author/liam-nash/?page=4", "Liam Nash", 1),
+        # five cards whose headlines are short: a heading that is a link is a teaser's
+        ("https://mag.example.com/s/future/", "Future", 5),
+    ],
+)
+def test_a_list_of_few_cards_is_a_hub(url: str, heading: str, cards: int) -> None:
+    html = (
+        f"<html><head><title>{heading} — Coastline</title></head><body>"
+        f"<main><h1>{heading}</h1><div class='grid'>"
+        f"{_cards(cards, 'Patches', _EXCERPT_EN * 3)}</div></main></body></html>"
+    )
+    page = parse_html(html, url)
+    assert page.kind == HUB, page.kind_evidence
+
+
+def test_a_story_that_shows_its_headline_keeps_its_related_cards() -> None:
+    """A story with its own headline and a "Related" grid of cards stays an item."""
+    html = (
+        "<html><head><title>Gamer buys virtual island for $26,500 — Coastline</title></head>"
+        "<body><main><article><h1>Gamer buys virtual island for $26,500</h1>"
+        f"<p>{PARA_EN}</p><aside><h2>Related</h2>{_cards(2, 'Patches', _EXCERPT_EN)}</aside>"
+        "</article></main></body></html>"
+    )
+    page = parse_html(html, "https://mag.example.com/read/0a1b2c3d")
+    assert page.kind == ITEM, page.kind_evidence
+
+
+def test_three_cards_one_excerpt_longer_are_a_list() -> None:
+    """Three cards under a heading the title repeats, one excerpt twice the others: 40 % of
+    the running text in one stretch is still a list's third, not a story's body."""
+    cards = (
+        _cards(1, "Patches", _EXCERPT_EN * 2)
+        + _cards(1, "Bond game fails to shake", _EXCERPT_EN, start=1)
+        + _cards(1, "Gallery unveils tree", _EXCERPT_EN, start=2)
+    )
+    html = (
+        "<html><head><title>Stories by David Okafor — Metro Dispatch</title></head><body>"
+        f"<main><h1>Stories by David Okafor</h1><div class='grid'>{cards}</div></main>"
+        "</body></html>"
+    )
+    page = parse_html(html, "http://metrodispatch.example/author/david-okafor/")
+    assert "main block lists 3 headlines" in page.kind_evidence, page.kind_evidence
+    assert page.kind == HUB

@@ -180,9 +180,10 @@ def test_a_story_is_on_the_topic_of_its_document_and_sections_hold_their_subject
 
 def test_hubs_are_card_grids_and_stories_carry_their_boxes(webs: dict[str, Path]) -> None:
     """Kinds and shapes: the home (a lead story with a long excerpt) and full sections are hubs
-    to the crawler too; cards carry an excerpt of 25 to 60 words (Chinese: at most 100
-    characters); a story has 4 to 6 related links and 8 most-read ones across sections; half
-    the magazines add JSON-LD; the English stories are items to the crawler."""
+        to the crawler too; cards carry an excerpt of 25 to 60 words (Chinese: at most 100
+        characters); a story has 4 to 6 related links and 8 most-read ones across sections; half
+        the magazines add JSON-LD; every hub is a hub to the crawler, and all but a few stories are
+    items (a Chinese story of a headline and its keywords, its byline linking the author)."""
     for lang, web in webs.items():
         truth = Truth.load(web)
         kinds = {str(r["kind"]) for r in truth.records.values()}
@@ -195,8 +196,8 @@ def test_hubs_are_card_grids_and_stories_carry_their_boxes(webs: dict[str, Path]
         for url, record in truth.records.items():
             page = served(web, url)
             kind = parse_html(page.encode(), url).kind
-            if record["kind"] == "home" or page.count("class='card'") >= 12:
-                assert kind == HUB, url  # a full grid (a thin section reads like a story)
+            if not truth.is_item(url):
+                assert kind == HUB, url  # a list's last page of a card or two included
             wrong += truth.is_item(url) and kind != ITEM
             for _, excerpt in _CARD.findall(page):
                 text = html.unescape(excerpt).rstrip(" …")
@@ -217,8 +218,7 @@ def test_hubs_are_card_grids_and_stories_carry_their_boxes(webs: dict[str, Path]
             assert has_ld == ("og:type" in page)
             assert structured.setdefault(str(record["host"]), has_ld) == has_ld
         assert sorted(structured.values()) == [False, False, True, True]
-        if lang == "en":
-            assert wrong <= 0.05 * sum(map(truth.is_item, truth.records))
+        assert wrong <= 0.05 * sum(map(truth.is_item, truth.records)), lang
 
 
 def test_the_build_command_makes_a_magazine_web(tmp_path: Path) -> None:
