@@ -33,7 +33,8 @@ labelled data from the user:
    (``_relevance``). The previous visit's model judges a
    revisit's first pages, until the visit has enough pages of its own to refit.
 4. **Neighbours** — the unlabelled pages weigh as negatives by their closeness to the
-   positives' part of the site (title or URL section, and the links: a walk over them from the
+   positives' part of the site (title section, else the one its breadcrumb or kicker names,
+   else the URL's, and the links: a walk over them from the
    positives, ``area_walk``; 0 takes co-citation instead, ``crawler.siteareas``), so the
    model learns "football vs other sport", not "sport vs the rest"; the log of that closeness is
    added to the score before calibration. A user's verdict on a fetched page (same title)
@@ -256,6 +257,13 @@ def headline(title: str) -> tuple[str, str]:
 def _section(title: str) -> str:
     """The section part of a title (``体育 新浪网``, ``sport the herald``), "" when none."""
     return " ".join(textmod.normalize(headline(title)[1]).split())
+
+
+def _filed_section(page: Page) -> str:
+    """The section a page says it is filed under (its breadcrumb's, ``Page.sections``) as a
+    title's section stands for it, where its title names none: ``filed:`` and its names."""
+    names = getattr(page, "sections", ())  # a page kept before pages had sections has none
+    return "filed: " + " ".join(textmod.normalize(" ".join(names)).split()) if names else ""
 
 
 def _names_in_section(seen: _Seen) -> bool:
@@ -867,7 +875,7 @@ class Judge:
             hits,
             excluded,
             list(page.kind_evidence),
-            _section(page.title),
+            _section(page.title) or _filed_section(page),
             by_url=by_url and not excluded,
             filed=filed and not excluded,
             sectioned=bool(tokens.section),

@@ -20,6 +20,7 @@ import json
 import logging
 import re
 from collections.abc import Iterator
+from urllib.parse import urlsplit
 
 from lxml import etree
 
@@ -582,6 +583,40 @@ def _byline_sections(headline: etree._Element) -> list[str]:
     return [label for label in found if label]
 
 
+_KICKER_HOPS = 2
+"""How far up from the headline a kicker is looked for: the headline may be the first in its
+header or its ``<hgroup>``, the kicker before that."""
+
+
+def _kicker(headline: etree._Element) -> list[str]:
+    """The section a story's kicker names: a label that is one short link, right before the
+    headline the title names (``<a class="kicker" href="/s/sport">Sport</a><h1>…``), to a
+    page that is neither the site's root nor another story. Read only where the page names
+    no section otherwise (breadcrumb, byline, meta)."""
+    el, before = headline, headline.getprevious()
+    for _ in range(_KICKER_HOPS):
+        if before is not None:
+            break
+        parent = el.getparent()
+        if parent is None or parent.tag == "body":
+            return []
+        el, before = parent, parent.getprevious()
+    if before is None or not isinstance(before.tag, str):
+        return []
+    links = [before] if before.tag == "a" else before.findall(".//a")
+    if len(links) != 1:
+        return []
+    label = clean(element_text(links[0]))
+    href = links[0].get("href") or ""
+    if not label or clean(element_text(before)) != label or headline_sized(label):
+        return []
+    if href.startswith("#") or urlsplit(href).path in ("", "/"):
+        return []
+    if url_item_prior(href) > _STORY_LINK:
+        return []
+    return [label[:_MAX_SECTION_CHARS]]
+
+
 _SAME_TEXT = etree.XPath("//body//text()[normalize-space(.) = $text]")
 _NOT_SHOWN = frozenset({"a", "title", "option", "script", "style", "textarea"})
 
@@ -695,6 +730,8 @@ def parse_html(
         structure, headline = _structure(root, meta, texts, links, link_chars, title)
         # the byline under the title's headline (not under a logo's ``<h1>``)
         sections += _filed(headline, root, marked=_marks_categories(html_text))
+        if not sections and headline is not None:
+            sections = _kicker(headline)
         structure.ld_types = ld_types
         (
             text,

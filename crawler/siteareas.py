@@ -7,9 +7,11 @@ learn "football". Sites say which pages are neighbours in two ways that do not d
 site's templates:
 
 * the **section in the title** — the part after the headline (``…_体育_新浪网``,
-  ``… | Sport | The Herald``), shared by the pages of one channel; on a site whose titles
-  name no sections (the headline alone, or the headline and the site's name, the same on
-  every page), the **section in the URL** stands in for it: the host and the first two
+  ``… | Sport | The Herald``), shared by the pages of one channel, or where a title names
+  none, the section the page says it is filed under (its breadcrumb, its kicker: ``filed:
+  …``, given by the judgment); on a site whose titles name no sections (the headline
+  alone, or the headline and the site's name, the same on every page), the **section in the
+  URL** stands in for it: the host and the first two
   directories (``sports.example.com/``, ``example.com/news/sport``), a bare host counting
   only when its site spreads over several hosts;
 * **co-citation** — the pages one page links to (a channel's list, an article's "related" box)

@@ -2013,13 +2013,14 @@ def two_blogs(rng: random.Random, *, vague: float) -> list[Page]:
 def test_self_training_takes_only_what_scores_above_the_pages_a_site_files_elsewhere() -> None:
     sport = TopicProfile.from_keywords("体育")
 
-    def pushed(vague: float, floor: float) -> tuple[int, int]:
+    def pushed(vague: float, floor: float, area: float = 0.0) -> tuple[int, int]:
         pages = two_blogs(random.Random(2), vague=vague)
         topic = {p.url for i, p in enumerate(pages) if i % 3 == 0}
-        urls = pushed_in(Judge(sport, params={"filed_floor": floor}), pages)
+        urls = pushed_in(Judge(sport, params={"filed_floor": floor, "area": area}), pages)
         return len(urls & topic), len(urls - topic)
 
-    # half the posts' headlines say nothing of their topic: self-training took 27 military
+    # where the closeness to the topic's area does not tell the sections apart (``area`` 0):
+    # half the posts' headlines say nothing of their topic, and self-training took 27 military
     # posts (their shared words score as high as the filed military posts do); above the
     # filed military posts' scores, none
     _, wrong = pushed(0.5, 0)
@@ -2030,3 +2031,9 @@ def test_self_training_takes_only_what_scores_above_the_pages_a_site_files_elsew
     # where every headline names its topic, the filed military posts score low, and
     # self-training finds every sport post either way
     assert pushed(0.0, 95) == pushed(0.0, 0) == (160, 0)
+    # with the closeness on, the section each post is filed under is its area: no military
+    # post is taken, floor or not, and no fewer sport posts than the floor kept
+    for floor in (0, 95):
+        right_area, wrong_area = pushed(0.5, floor, area=1.0)
+        assert wrong_area == 0
+        assert right_area >= right_floor

@@ -864,3 +864,31 @@ def test_a_paragraph_is_no_byline_however_it_ends():
     long = "<p>" + "The club said the news was posted " * 20 + 'in <a href="/x/">Sport</a></p>'
     assert _filed_of(long) == ()
     assert _filed_of("<p>" + "posted " * 40_000 + '<a href="/x/">Sport</a></p>') == ()
+
+
+def _kicked(before: str, head: str = _EN_HEAD) -> tuple[str, ...]:
+    """The sections of a story whose ``<h1>`` (the title's headline) has ``before`` before it
+    in its header."""
+    html = (
+        f"<html><head><title>{head} — The Ledger</title></head><body>"
+        "<header><a href='/'>The Ledger</a><nav><a href='/s/sport'>Sport</a>"
+        "<a href='/s/money'>Money</a></nav></header>"
+        f"<main><article><header>{before}<h1>{head}</h1></header><p>{'Text. ' * 40}</p>"
+        "</article></main></body></html>"
+    )
+    return parse_html(html, "https://ledger.example/read/0a1b2c3d").sections
+
+
+def test_a_kicker_over_the_headline_names_its_section():
+    assert _kicked("<a class='kicker' href='/s/sport'>Sport</a>") == ("Sport",)
+    assert _kicked("<p><a href='/c/2/'>体坛</a></p>", head=_ZH_HEAD) == ("体坛",)
+    # no kicker: the site's root, another story, a headline, a line that says more, two links
+    assert _kicked("<a href='/'>Home</a>") == ()
+    assert _kicked("<a href='/2024/05/12/other-story-12345.html'>Earlier</a>") == ()
+    assert _kicked("<a href='/s/sport'>Messi and Suarez lead the way again</a>") == ()
+    assert _kicked("<p>Filed from Miami, <a href='/s/sport'>Sport</a></p>") == ()
+    assert _kicked("<p><a href='/s/sport'>Sport</a> <a href='/s/money'>Money</a></p>") == ()
+    assert _kicked("") == ()
+    # a breadcrumb names the section: the link before the headline is not read
+    crumb = "<nav class='breadcrumb'><a href='/'>Home</a> › <a href='/s/money'>Money</a></nav>"
+    assert _kicked(crumb + "<a href='/s/sport'>Sport</a>") == ("Home", "Money")
