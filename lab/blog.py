@@ -157,7 +157,10 @@ class _Post:
 
 
 @dataclass
-class _Page:
+class Page:
+    """A page of a lab web of another layout than the portals' (``lab.blog``,
+    ``lab.magazine``): its body's HTML (``main``) and, for the truth, its kind and subject."""
+
     url: str
     title: str
     main: str
@@ -165,6 +168,8 @@ class _Page:
     category: str = ""
     football: bool = False
     links: list[str] = field(default_factory=list)
+    head: str = ""
+    """More of the ``<head>`` after the title (JSON-LD, ``og:type``)."""
 
 
 @dataclass
@@ -234,7 +239,7 @@ class _Builder:
     def __init__(self, blogs: list[_Blog], rng: random.Random) -> None:
         self.blogs = blogs
         self.rng = rng
-        self.pages: dict[str, _Page] = {}
+        self.pages: dict[str, Page] = {}
         self._frames: dict[str, tuple[str, str]] = {}
         """Per blog, its header and sidebar (the same on every page, once its posts are in)."""
 
@@ -290,7 +295,7 @@ class _Builder:
             f"<nav>{_ul(nav)}</nav></header>"
         )
 
-    def add(self, blog: _Blog, page: _Page) -> None:
+    def add(self, blog: _Blog, page: Page) -> None:
         self.pages[page.url] = page
         frame = self._frames.get(blog.handle)
         if frame is None:
@@ -333,7 +338,7 @@ class _Builder:
         )
         self.add(
             blog,
-            _Page(
+            Page(
                 post.url,
                 f"{post.doc.title}{blog.sep}{blog.name}",
                 main,
@@ -367,7 +372,7 @@ class _Builder:
             heading = title if n == 1 else f"{title} · {blog.words('page', n=n)}"
             self.add(
                 blog,
-                _Page(
+                Page(
                     url,
                     f"{heading}{blog.sep}{blog.name}" if title != blog.name else heading,
                     f"<h1>{html.escape(heading)}</h1>{entries}"
@@ -403,12 +408,7 @@ def build_blog(
     posts each (±25 %); return the manifest."""
     rng = random.Random(seed)  # noqa: S311 (a reproducible lab web, not a secret)
     names = EN_CATEGORY_NAMES if lang == "en" else CATEGORY_NAMES
-    pools: dict[str, list[Doc]] = {}
-    for doc in sorted(docs, key=lambda d: d.source):
-        if doc.category in names and (doc.body or doc.keywords):
-            pools.setdefault(doc.category, []).append(doc)
-    for pool in pools.values():
-        rng.shuffle(pool)
+    pools = subject_pools(docs, names, rng)
     blogs = _blogs(rng, lang, sites, names, sorted(pools))
     for blog in blogs:
         _posts(rng, blog, pools, articles)
@@ -510,13 +510,28 @@ def _lists(builder: _Builder, blog: _Blog) -> None:
     bio = html.escape(blog.words("bio", author=blog.author))
     builder.add(
         blog,
-        _Page(
+        Page(
             f"{blog.base}about/",
             f"{blog.words('about')}{blog.sep}{blog.name}",
             f"<h1>{blog.words('about')}</h1><p>{bio}</p>",
             "special",
         ),
     )
+
+
+def subject_pools(
+    docs: Iterable[Doc], names: Iterable[str], rng: random.Random
+) -> dict[str, list[Doc]]:
+    """The corpus's documents with a text (or keywords) per subject named in ``names``,
+    shuffled: what a lab web's pages are drawn from."""
+    wanted = set(names)
+    pools: dict[str, list[Doc]] = {}
+    for doc in sorted(docs, key=lambda d: d.source):
+        if doc.category in wanted and (doc.body or doc.keywords):
+            pools.setdefault(doc.category, []).append(doc)
+    for pool in pools.values():
+        rng.shuffle(pool)
+    return pools
 
 
 def subject_of(docs: Iterable[Doc]) -> str:
@@ -529,12 +544,38 @@ def subject_of(docs: Iterable[Doc]) -> str:
 _LINK = re.compile(r"href='([^']*)'")
 
 
-def _html(page: _Page, lang: str) -> bytes:
+def _html(page: Page, lang: str) -> bytes:
     return (
         f"<!DOCTYPE html><html lang='{lang}'><head><meta charset='utf-8'>"
-        f"<title>{html.escape(page.title)}</title></head>"
+        f"<title>{html.escape(page.title)}</title>{page.head}</head>"
         f"<body>{page.main}</body></html>"
     ).encode()
+
+
+def write_pages(
+    out: Path,
+    pages: dict[str, Page],
+    *,
+    lang: str,
+    hosts: list[str],
+    seeds: dict[str, str],
+    layout: str,
+) -> dict[str, object]:
+    """Write ``pages`` as a lab web (``lab.builder.write_layout``): each site its own host and
+    portal, the links of each page read from its HTML; return the manifest."""
+    return write_layout(
+        out,
+        pages,
+        page=lambda url: _html(pages[url], lang),
+        links=lambda url: list(
+            dict.fromkeys(html.unescape(u) for u in _LINK.findall(pages[url].main))
+        ),
+        hosts=hosts,
+        portal=lambda host: host,
+        seeds=seeds,
+        lang=lang,
+        layout=layout,
+    )
 
 
 def _write(builder: _Builder, blogs: list[_Blog], out: Path, lang: str) -> dict[str, object]:
@@ -545,16 +586,11 @@ def _write(builder: _Builder, blogs: list[_Blog], out: Path, lang: str) -> dict[
         {p.category for p in sport} or {first.posts[0].category},
         key=lambda c: sum(p.category == c for p in sport),
     )
-    return write_layout(
+    return write_pages(
         out,
         pages,
-        page=lambda url: _html(pages[url], lang),
-        links=lambda url: list(
-            dict.fromkeys(html.unescape(u) for u in _LINK.findall(pages[url].main))
-        ),
-        hosts=[b.base.removeprefix("http://").rstrip("/") for b in blogs],
-        portal=lambda host: host,
-        seeds={"home": first.base, "sports": builder.category_url(first, sport_category)},
         lang=lang,
+        hosts=[b.base.removeprefix("http://").rstrip("/") for b in blogs],
+        seeds={"home": first.base, "sports": builder.category_url(first, sport_category)},
         layout="blog",
     )

@@ -45,8 +45,7 @@ from datetime import date, timedelta
 from pathlib import Path
 from urllib.parse import quote
 
-from lab.blog import paragraphs, subject_of, url_slug
-from lab.builder import write_layout
+from lab.blog import Page, paragraphs, subject_of, subject_pools, url_slug, write_pages
 from lab.corpus import Doc
 from lab.judge import is_football
 
@@ -289,17 +288,6 @@ class _Item:
 
 
 @dataclass
-class _Page:
-    url: str
-    title: str
-    main: str
-    kind: str
-    category: str = ""
-    football: bool = False
-    head: str = ""
-
-
-@dataclass
 class _Magazine:
     name: str
     base: str
@@ -380,7 +368,7 @@ class _Builder:
     def __init__(self, magazines: list[_Magazine], rng: random.Random) -> None:
         self.magazines = magazines
         self.rng = rng
-        self.pages: dict[str, _Page] = {}
+        self.pages: dict[str, Page] = {}
         self._footers: dict[str, tuple[str, str]] = {}
         """Per magazine, its header and footer (the same on every page)."""
 
@@ -406,7 +394,7 @@ class _Builder:
         self._footers[mag.base] = (header, footer)
         return header, footer
 
-    def add(self, mag: _Magazine, page: _Page) -> None:
+    def add(self, mag: _Magazine, page: Page) -> None:
         header, footer = self.frame(mag)
         page.main = f"{header}<main>{page.main}</main>{footer}"
         self.pages[page.url] = page
@@ -464,7 +452,7 @@ class _Builder:
                 f"<script type='application/ld+json'>{ld}</script>"
             )
         title = f"{item.doc.title} — {mag.name}" if mag.titled else item.doc.title
-        page = _Page(item.url, title, main, "article", item.doc.category, item.football, head)
+        page = Page(item.url, title, main, "article", item.doc.category, item.football, head=head)
         self.add(mag, page)
 
     def listing(
@@ -500,7 +488,7 @@ class _Builder:
             title = heading if n == 1 else f"{heading} · {mag.words('page', n=n)}"
             self.add(
                 mag,
-                _Page(
+                Page(
                     url,
                     f"{title} — {mag.name}",
                     f"<h1>{html.escape(title)}</h1><div class='grid'>{cards}</div>"
@@ -526,7 +514,7 @@ class _Builder:
             f"<h2>{_a(lead.url, lead.doc.title)}</h2><p class='excerpt'>{html.escape(excerpt)}</p>"
             f"<p class='meta'>{html.escape(lead.author)} · {mag.day(lead)}</p></section>{rails}"
         )
-        self.add(mag, _Page(mag.base, f"{mag.name} — {mag.words('tagline')}", main, "home"))
+        self.add(mag, Page(mag.base, f"{mag.name} — {mag.words('tagline')}", main, "home"))
 
 
 DEFAULT_SIZE = (5, 220)
@@ -546,12 +534,7 @@ def build_magazine(
     ``articles`` stories each (±25 %); return the manifest."""
     rng = random.Random(seed)  # noqa: S311 (a reproducible lab web, not a secret)
     names = _SECTIONS[lang]
-    pools: dict[str, list[Doc]] = {}
-    for doc in sorted(docs, key=lambda d: d.source):
-        if doc.category in names and (doc.body or doc.keywords):
-            pools.setdefault(doc.category, []).append(doc)
-    for pool in pools.values():
-        rng.shuffle(pool)
+    pools = subject_pools(docs, names, rng)
     magazines = _magazines(rng, lang, sites, pools)
     for mag in magazines:
         _stories(rng, mag, pools, articles)
@@ -788,7 +771,7 @@ def _hubs(builder: _Builder, mag: _Magazine) -> None:
     bio = html.escape(mag.words("bio", site=mag.name, others=names or "—"))
     builder.add(
         mag,
-        _Page(
+        Page(
             f"{mag.base}about/",
             f"{mag.words('about')} — {mag.name}",
             f"<h1>{mag.words('about')}</h1><p>{bio}</p><p class='group'>{links}</p>",
@@ -797,33 +780,17 @@ def _hubs(builder: _Builder, mag: _Magazine) -> None:
     )
 
 
-_LINK = re.compile(r"href='([^']*)'")
-
-
-def _html(page: _Page, lang: str) -> bytes:
-    return (
-        f"<!DOCTYPE html><html lang='{lang}'><head><meta charset='utf-8'>"
-        f"<title>{html.escape(page.title)}</title>{page.head}</head>"
-        f"<body>{page.main}</body></html>"
-    ).encode()
-
-
 def _write(
     builder: _Builder, magazines: list[_Magazine], out: Path, lang: str
 ) -> dict[str, object]:
     pages = builder.pages
     first = magazines[0]
     sports = max(first.sections, key=lambda s: sum(i.doc.category == "sports" for i in s.items))
-    return write_layout(
+    return write_pages(
         out,
         pages,
-        page=lambda url: _html(pages[url], lang),
-        links=lambda url: list(
-            dict.fromkeys(html.unescape(u) for u in _LINK.findall(pages[url].main))
-        ),
-        hosts=[m.base.removeprefix("http://").rstrip("/") for m in magazines],
-        portal=lambda host: host,
-        seeds={"home": first.base, "sports": sports.url},
         lang=lang,
+        hosts=[m.base.removeprefix("http://").rstrip("/") for m in magazines],
+        seeds={"home": first.base, "sports": sports.url},
         layout="magazine",
     )
