@@ -54,11 +54,18 @@ def parse_params(items: list[str]) -> dict[str, Any]:
 
 def crawl_cmd(
     seeds: list[str] = typer.Argument(..., help="Start URL(s)."),
-    keywords: str = typer.Option(
-        ..., "--keywords", "-k", help="Topic keywords, separated by , ， 、 or ;"
+    keywords: list[str] = typer.Option(
+        ...,
+        "--keywords",
+        "-k",
+        help="Topic keywords, separated by , ， 、 or ; (or the option repeated).",
     ),
-    synonyms: str = typer.Option("", "--synonyms", help="Words that mean the same as a keyword."),
-    exclude: str = typer.Option("", "--exclude", help="Pages with these words are not relevant."),
+    synonyms: list[str] = typer.Option(
+        [], "--synonyms", help="Words that mean the same as a keyword (repeatable)."
+    ),
+    exclude: list[str] = typer.Option(
+        [], "--exclude", help="Pages with these words are not relevant (repeatable)."
+    ),
     strategy: str = typer.Option(DEFAULT_STRATEGY, "--strategy", help=STRATEGY_NAMES),
     max_pages: int = typer.Option(1000, "--max-pages", min=1),
     max_depth: int | None = typer.Option(None, "--max-depth", min=0, help="Links from a seed."),

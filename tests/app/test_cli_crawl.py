@@ -72,6 +72,21 @@ def test_crawl_writes_jsonl_to_stdout_in_fetch_order(server: str, fetch_process:
     assert "pages 9, matched 4, errors 0" in result.stderr
 
 
+def test_keywords_given_option_by_option_all_count(server: str) -> None:
+    """``-k 足球 -k 网球`` is two keywords, as ``-k 足球,网球`` is (the last alone was kept, and
+    a crawl for 足球 and 网球 looked for 网球 only); so are repeated synonyms and excludes."""
+    for words in (["-k", "网球", "-k", "足球"], ["-k", "足球", "-k", "网球"], ["-k", "足球,网球"]):
+        args = ["crawl", server, *words, "--jsonl", "-", *BASE_ARGS]
+        result = CliRunner().invoke(cli, args)
+        assert result.exit_code == 0, result.output
+        assert "pages 9, matched 4, errors 0" in result.stderr, words
+    # an exclude word given on its own after another is not dropped either
+    args = ["crawl", server, "-k", "足球", "--exclude", "国安", "--exclude", "网球", "--jsonl", "-"]
+    result = CliRunner().invoke(cli, [*args, *BASE_ARGS])
+    assert result.exit_code == 0, result.output
+    assert "matched 0," in result.stderr
+
+
 def test_strategy_params_file_output_and_resume(server: str, tmp_path: Path) -> None:
     out, ckpt = tmp_path / "out.jsonl", tmp_path / "crawl.json"
     args = ["crawl", server, "-k", "足球", "--strategy", "bfs", "--jsonl", str(out), *BASE_ARGS]
