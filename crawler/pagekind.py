@@ -297,13 +297,13 @@ def classify(url: str, title: str, text: str, structure: Structure | None) -> Pa
     s = structure
     titled = titled_headline(title, s.h1)
     # a list's last page of one or two teasers (the list of three or more: ``_text_evidence``)
-    teaser = not titled and not s.headline and s.main_headlines > 0
-    ev = _declared_evidence(s) + _text_evidence(s, teaser=teaser)
+    headless = not titled and not s.headline and s.main_headlines > 0
+    ev = _declared_evidence(s) + _text_evidence(s, headless=headless)
     if titled:
         ev.append((1.5, "headline h1 = title"))
     elif s.headline:  # the title's headline (``crawler.parse`` sets no other)
         ev.append((1.5, "headline shown = title"))
-    elif teaser:
+    elif headless:
         ev.append((-1.5, "links a headline, shows none of its own"))
     if s.dated and (titled or s.headline):
         # a story's header: its headline, the title's, and the date under it
@@ -331,9 +331,9 @@ def _declared_evidence(s: Structure) -> list[tuple[float, str]]:
     return ev
 
 
-def _text_evidence(s: Structure, *, teaser: bool = False) -> list[tuple[float, str]]:
+def _text_evidence(s: Structure, *, headless: bool = False) -> list[tuple[float, str]]:
     """Running text against link text: in the main block and over the whole page. With
-    ``teaser`` (the main block links a headline and the page shows none of its own), its
+    ``headless`` (the main block links a headline and the page shows none of its own), its
     running text is a teaser's excerpt, not a story's prose."""
     ev: list[tuple[float, str]] = []
     prose = max(0, s.main_chars - s.main_link_chars)
@@ -356,7 +356,7 @@ def _text_evidence(s: Structure, *, teaser: bool = False) -> list[tuple[float, s
         ev.append((-1.0, f"little running text ({prose} chars)"))
     else:
         ev.append((-2.0, f"little running text ({prose} chars)"))
-    if prose >= 80 and main_links < 0.1 and not teasers and not teaser:
+    if prose >= 80 and main_links < 0.1 and not teasers and not headless:
         ev.append((1.0, "main block is prose"))
     elif main_links > 0.5:
         ev.append((-2.0, f"main block {main_links:.0%} links"))

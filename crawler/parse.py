@@ -466,6 +466,12 @@ _STORY_LINK = 0.7
 however short its text ("Chelsea sack Mutu"), not a byline's."""
 
 
+def _to_story(label: str, href: str) -> bool:
+    """Whether a link reads as one to another story: a headline's text, or an item's address
+    (``_STORY_LINK``) — not an author's or a section's, as a byline's or a kicker's are."""
+    return headline_sized(label) or url_item_prior(href) > _STORY_LINK
+
+
 def _dated(h1: etree._Element) -> bool:
     """Whether a date is written under the headline ``h1`` before any link to another page
     but a few short ones to pages other than stories, on the date's own line
@@ -480,10 +486,8 @@ def _dated(h1: etree._Element) -> bool:
         link = _link_around(owner)
         if link is not None and not (link.get("href") or "#").startswith("#"):
             if link not in links:
-                if (
-                    len(links) >= _BYLINE_LINKS
-                    or headline_sized(" ".join(link.itertext()))
-                    or url_item_prior(link.get("href") or "") > _STORY_LINK
+                if len(links) >= _BYLINE_LINKS or _to_story(
+                    element_text(link), link.get("href") or ""
                 ):
                     return False
                 links[link] = _line_of(link.getparent())
@@ -608,11 +612,9 @@ def _kicker(headline: etree._Element) -> list[str]:
         return []
     label = clean(element_text(links[0]))
     href = links[0].get("href") or ""
-    if not label or clean(element_text(before)) != label or headline_sized(label):
+    if not label or clean(element_text(before)) != label or _to_story(label, href):
         return []
     if href.startswith("#") or urlsplit(href).path in ("", "/"):
-        return []
-    if url_item_prior(href) > _STORY_LINK:
         return []
     return [label[:_MAX_SECTION_CHARS]]
 
