@@ -227,12 +227,14 @@ def url_slug(text: str) -> str:
     return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")
 
 
-def _a(url: str, text: str) -> str:
-    return f"<a href='{html.escape(url)}'>{html.escape(text)}</a>"
+def anchor(url: str, text: str, cls: str = "") -> str:
+    """A link's HTML (text and address escaped), with a class when ``cls`` is given."""
+    attr = f" class='{cls}'" if cls else ""
+    return f"<a{attr} href='{html.escape(url)}'>{html.escape(text)}</a>"
 
 
 def _ul(links: list[tuple[str, str]]) -> str:
-    return "<ul>" + "".join(f"<li>{_a(u, t)}</li>" for u, t in links) + "</ul>"
+    return "<ul>" + "".join(f"<li>{anchor(u, t)}</li>" for u, t in links) + "</ul>"
 
 
 class _Builder:
@@ -269,7 +271,7 @@ class _Builder:
             + f"<h3>{blog.words('categories')}</h3>"
             + _ul([(self.category_url(blog, c), c) for c in cats])
             + f"<h3>{blog.words('tags')}</h3><p class='tagcloud'>"
-            + " ".join(_a(self.tag_url(blog, t), t) for t in cloud)
+            + " ".join(anchor(self.tag_url(blog, t), t) for t in cloud)
             + f"</p><h3>{blog.words('archives')}</h3>"
             + _ul([(f"{blog.base}{y}/{m:02d}/", f"{y}-{m:02d}") for y, m in months])
             + f"<h3>{blog.words('blogroll')}</h3>"
@@ -291,7 +293,7 @@ class _Builder:
         nav = [(blog.base, blog.words("home")), *((self.category_url(blog, c), c) for c in cats)]
         nav.append((f"{blog.base}about/", blog.words("about")))
         return (
-            f"<header><p class='site-title'>{_a(blog.base, blog.name)}</p>"
+            f"<header><p class='site-title'>{anchor(blog.base, blog.name)}</p>"
             f"<nav>{_ul(nav)}</nav></header>"
         )
 
@@ -311,15 +313,15 @@ class _Builder:
         text = "".join(f"<p>{html.escape(p)}</p>" for p in paragraphs(post.doc, blog.lang, rng))
         cites = ""
         if post.cites is not None:
-            cites = f"<p>{blog.words('via')} {_a(post.cites.url, post.cites.doc.title)}</p>"
-        tags = " ".join(_a(self.tag_url(blog, t), t) for t in post.tags)
+            cites = f"<p>{blog.words('via')} {anchor(post.cites.url, post.cites.doc.title)}</p>"
+        tags = " ".join(anchor(self.tag_url(blog, t), t) for t in post.tags)
         nav = []
         if i + 1 < len(blog.posts):
             older = blog.posts[i + 1]
-            nav.append(_a(older.url, f"« {older.doc.title}"))
+            nav.append(anchor(older.url, f"« {older.doc.title}"))
         if i > 0:
             newer = blog.posts[i - 1]
-            nav.append(_a(newer.url, f"{newer.doc.title} »"))
+            nav.append(anchor(newer.url, f"{newer.doc.title} »"))
         n = rng.choice((0, 0, 1, 2, 3, 5))
         comments = "".join(
             f"<div class='comment'><b>{rng.choice(_NAMES[blog.lang])}</b>"
@@ -329,7 +331,7 @@ class _Builder:
         main = (
             f"<article><h1 class='entry-title'>{html.escape(post.doc.title)}</h1>"
             f"<p class='meta'>{blog.words('filed', date=post.day.isoformat())} "
-            f"{_a(self.category_url(blog, post.category), post.category)}</p>"
+            f"{anchor(self.category_url(blog, post.category), post.category)}</p>"
             f"<div class='entry-content'>{text}{cites}</div>"
             f"<p class='tags'>{blog.words('tags')}: {tags}</p>"
             f"<nav class='post-nav'>{' '.join(nav)}</nav>"
@@ -357,18 +359,18 @@ class _Builder:
         urls = [first] + [f"{first}page/{n}/" for n in range(2, len(chunks) + 1)]
         for n, (url, chunk) in enumerate(zip(urls, chunks, strict=True), start=1):
             entries = "".join(
-                f"<div class='entry'><h2>{_a(p.url, p.doc.title)}</h2>"
+                f"<div class='entry'><h2>{anchor(p.url, p.doc.title)}</h2>"
                 f"<p class='meta'>{p.day.isoformat()}</p>"
                 f"<p>{html.escape(_excerpt(p.doc, blog.lang, self.rng))}</p>"
-                f"{_a(p.url, blog.words('more'))}</div>"
+                f"{anchor(p.url, blog.words('more'))}</div>"
                 for p in chunk
             )
             pager = []
             if n > 1:
-                pager.append(_a(urls[n - 2], blog.words("newer")))
-            pager += [_a(u, str(k)) for k, u in enumerate(urls, start=1) if k != n]
+                pager.append(anchor(urls[n - 2], blog.words("newer")))
+            pager += [anchor(u, str(k)) for k, u in enumerate(urls, start=1) if k != n]
             if n < len(urls):
-                pager.append(_a(urls[n], blog.words("older")))
+                pager.append(anchor(urls[n], blog.words("older")))
             heading = title if n == 1 else f"{title} · {blog.words('page', n=n)}"
             self.add(
                 blog,

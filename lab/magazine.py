@@ -45,7 +45,7 @@ from datetime import date, timedelta
 from pathlib import Path
 from urllib.parse import quote
 
-from lab.blog import Page, paragraphs, subject_of, subject_pools, url_slug, write_pages
+from lab.blog import Page, anchor, paragraphs, subject_of, subject_pools, url_slug, write_pages
 from lab.corpus import Doc
 from lab.judge import is_football
 
@@ -321,11 +321,6 @@ class _Magazine:
         return item.day.strftime(self.date_format)
 
 
-def _a(url: str, text: str, cls: str = "") -> str:
-    attr = f" class='{cls}'" if cls else ""
-    return f"<a{attr} href='{html.escape(url)}'>{html.escape(text)}</a>"
-
-
 def _base36(n: int) -> str:
     digits = "0123456789abcdefghijklmnopqrstuvwxyz"
     out = ""
@@ -369,29 +364,29 @@ class _Builder:
         self.magazines = magazines
         self.rng = rng
         self.pages: dict[str, Page] = {}
-        self._footers: dict[str, tuple[str, str]] = {}
+        self._frames: dict[str, tuple[str, str]] = {}
         """Per magazine, its header and footer (the same on every page)."""
 
     def frame(self, mag: _Magazine) -> tuple[str, str]:
-        cached = self._footers.get(mag.base)
+        cached = self._frames.get(mag.base)
         if cached is not None:
             return cached
-        nav = " ".join(_a(s.url, s.name) for s in mag.sections[:5])
+        nav = " ".join(anchor(s.url, s.name) for s in mag.sections[:5])
         header = (
-            f"<header><p class='brand'>{_a(mag.base, mag.name)}</p><nav class='top'>{nav}</nav>"
+            f"<header><p class='brand'>{anchor(mag.base, mag.name)}</p><nav class='top'>{nav}</nav>"
             "</header>"
         )
-        sections = "".join(f"<li>{_a(s.url, s.name)}</li>" for s in mag.sections)
-        topics = "".join(f"<li>{_a(u, w)}</li>" for u, w, _ in mag.topics)
-        searches = " ".join(_a(u, q) for u, q, _ in mag.searches)
+        sections = "".join(f"<li>{anchor(s.url, s.name)}</li>" for s in mag.sections)
+        topics = "".join(f"<li>{anchor(u, w)}</li>" for u, w, _ in mag.topics)
+        searches = " ".join(anchor(u, q) for u, q, _ in mag.searches)
         footer = (
             f"<footer><div class='footer-sections'><h2>{mag.words('sections')}</h2>"
             f"<ul>{sections}</ul></div><div class='footer-topics'><h2>{mag.words('topics')}</h2>"
             f"<ul>{topics}</ul></div><p class='popular'>{mag.words('search')}: {searches}</p>"
-            f"<p>{_a(mag.base + 'about/', mag.words('about'))} · © {html.escape(mag.name)}</p>"
+            f"<p>{anchor(mag.base + 'about/', mag.words('about'))} · © {html.escape(mag.name)}</p>"
             "</footer>"
         )
-        self._footers[mag.base] = (header, footer)
+        self._frames[mag.base] = (header, footer)
         return header, footer
 
     def add(self, mag: _Magazine, page: Page) -> None:
@@ -403,7 +398,7 @@ class _Builder:
         low, high = (25, 60) if mag.lang == "en" else (40, 100)
         excerpt = _excerpt(item, mag.lang, self.rng.randint(low, high))
         return (
-            f"<div class='card'><h3>{_a(item.url, item.doc.title)}</h3>"
+            f"<div class='card'><h3>{anchor(item.url, item.doc.title)}</h3>"
             f"<p class='excerpt'>{html.escape(excerpt)}</p>"
             f"<p class='meta'><span class='author'>{html.escape(item.author)}</span> · "
             f"<time datetime='{item.day.isoformat()}'>{mag.day(item)}</time></p></div>"
@@ -412,23 +407,23 @@ class _Builder:
     def story(self, mag: _Magazine, item: _Item, related: list[_Item]) -> None:
         section = item.section
         if mag.kicker:
-            label = f"<p>{_a(section.url, section.name, 'kicker')}</p>"
+            label = f"<p>{anchor(section.url, section.name, 'kicker')}</p>"
         else:
             label = (
-                f"<nav class='breadcrumb'>{_a(mag.base, mag.words('home'))} › "
-                f"{_a(section.url, section.name)}</nav>"
+                f"<nav class='breadcrumb'>{anchor(mag.base, mag.words('home'))} › "
+                f"{anchor(section.url, section.name)}</nav>"
             )
         text = "".join(f"<p>{html.escape(p)}</p>" for p in item.text)
         if item.cites is not None:
             other, story = item.cites
             text += f"<p class='elsewhere'>{mag.words('also', site=other)} "
-            text += f"{_a(story.url, story.doc.title)}</p>"
-        rel = "".join(f"<li>{_a(r.url, r.doc.title)}</li>" for r in related)
-        most = "".join(f"<li>{_a(r.url, r.doc.title)}</li>" for r in mag.most_read)
+            text += f"{anchor(story.url, story.doc.title)}</p>"
+        rel = "".join(f"<li>{anchor(r.url, r.doc.title)}</li>" for r in related)
+        most = "".join(f"<li>{anchor(r.url, r.doc.title)}</li>" for r in mag.most_read)
         main = (
             f"<article>{label}<h1>{html.escape(item.doc.title)}</h1>"
             f"<p class='byline'>{mag.words('by')}{' ' if mag.lang == 'en' else ''}"
-            f"{_a(mag.authors[item.author], item.author)}"
+            f"{anchor(mag.authors[item.author], item.author)}"
             f" · <time datetime='{item.day.isoformat()}'>{mag.day(item)}</time></p>"
             f"<div class='story-body'>{text}</div>"
             f"<aside class='related'><h2>{mag.words('related')}</h2><ul>{rel}</ul></aside>"
@@ -476,14 +471,14 @@ class _Builder:
         for n, (url, chunk) in enumerate(zip(urls, chunks, strict=True), start=1):
             cards = "".join(self.card(mag, item) for item in chunk)
             if mag.more:
-                pager = _a(urls[n], mag.words("more"), "load-more") if n < len(urls) else ""
+                pager = anchor(urls[n], mag.words("more"), "load-more") if n < len(urls) else ""
             else:
                 links = []
                 if n > 1:
-                    links.append(_a(urls[n - 2], mag.words("prev")))
-                links += [_a(u, str(k)) for k, u in enumerate(urls, start=1) if k != n]
+                    links.append(anchor(urls[n - 2], mag.words("prev")))
+                links += [anchor(u, str(k)) for k, u in enumerate(urls, start=1) if k != n]
                 if n < len(urls):
-                    links.append(_a(urls[n], mag.words("next")))
+                    links.append(anchor(urls[n], mag.words("next")))
                 pager = " ".join(links)
             title = heading if n == 1 else f"{heading} · {mag.words('page', n=n)}"
             self.add(
@@ -503,7 +498,7 @@ class _Builder:
         lead = max(mag.items[:10], key=lambda i: len("".join(i.text)))
         excerpt = _excerpt(lead, mag.lang, 240 if mag.lang == "en" else 300)
         rails = "".join(
-            f"<section class='rail'><h2>{_a(s.url, s.name)}</h2><div class='grid'>"
+            f"<section class='rail'><h2>{anchor(s.url, s.name)}</h2><div class='grid'>"
             + "".join(self.card(mag, i) for i in s.items[:4] if i is not lead)
             + "</div></section>"
             for s in mag.sections
@@ -511,7 +506,8 @@ class _Builder:
         main = (
             f"<h1 class='masthead'>{html.escape(mag.name)}</h1>"
             f"<section class='lead'><p class='label'>{mag.words('lead')}</p>"
-            f"<h2>{_a(lead.url, lead.doc.title)}</h2><p class='excerpt'>{html.escape(excerpt)}</p>"
+            f"<h2>{anchor(lead.url, lead.doc.title)}</h2>"
+            f"<p class='excerpt'>{html.escape(excerpt)}</p>"
             f"<p class='meta'>{html.escape(lead.author)} · {mag.day(lead)}</p></section>{rails}"
         )
         self.add(mag, Page(mag.base, f"{mag.name} — {mag.words('tagline')}", main, "home"))
@@ -767,7 +763,7 @@ def _hubs(builder: _Builder, mag: _Magazine) -> None:
     names = (
         ", ".join(m.name for m in others) if mag.lang == "en" else "、".join(m.name for m in others)
     )
-    links = " ".join(_a(m.base, m.name) for m in others)
+    links = " ".join(anchor(m.base, m.name) for m in others)
     bio = html.escape(mag.words("bio", site=mag.name, others=names or "—"))
     builder.add(
         mag,
