@@ -37,8 +37,9 @@ labelled data from the user:
    else the URL's, and the links: a walk over them from the
    positives, ``area_walk``; 0 takes co-citation instead, ``crawler.siteareas``), so the
    model learns "football vs other sport", not "sport vs the rest"; the log of that closeness is
-   added to the score before calibration. A user's verdict on a fetched page (same title)
-   overrides its pseudo-label; ``c`` is taken over the literal positives only.
+   added to the score before calibration. A user's verdict on a fetched page (the page at
+   the verdict's address; a verdict without one, every page of its title) overrides its
+   pseudo-label; ``c`` is taken over the literal positives only.
 5. **Self-training** — the literal positives are few and narrow (the pages that print the
    word). Once the visit has ``warm_items`` items, and again at its end, the unlabelled items the
    fit judges relevant (probability ≥ ``expand_at``) join the positives, weighted by that
@@ -115,7 +116,7 @@ from crawler.profile import TopicProfile, _Index
 from crawler.siteareas import Affinity, SiteAreas, site_of
 from crawler.sitenames import SiteNames
 from crawler.types import Page
-from crawler.urls import directories
+from crawler.urls import canonicalize, directories
 
 __all__ = [
     "JUDGE_DEFAULTS",
@@ -248,6 +249,20 @@ def _broader_index(terms: Sequence[str]) -> _Index | None:
     return _Index(dict.fromkeys(sorted(subjects), 1.0)) if subjects else None
 
 
+def _page_key(url: str) -> str:
+    return "url " + (canonicalize(url) or url)
+
+
+def _title_key(title: str) -> str:
+    return "title " + textmod.normalize(title)
+
+
+def _verdict_key(example: Example) -> str:
+    """What a verdict is on: the page at the example's address, else every page of its
+    title."""
+    return _page_key(example.url) if example.url else _title_key(example.title)
+
+
 def headline(title: str) -> tuple[str, str]:
     """(headline, the rest): ``title_parts`` with the other parts joined by spaces."""
     head, rest = title_parts(title)
@@ -366,6 +381,10 @@ class Example:
     text: str
     label: bool
     """True: relevant (👍); False: not relevant (👎)."""
+    url: str = ""
+    """The page's address: the verdict is on that page. Without one it is on every page of
+    the title (a title is not a page: "Lecture 1" of one university's football course and of
+    another's rugby course, or a site's "Home")."""
 
 
 @dataclass
@@ -672,7 +691,7 @@ class Judge:
         self.model: _Model | None = self.prior
         self.feedback = [self._example(ex) for ex in feedback]
         self._feedback_sections = [_section(ex.title) for ex in feedback]
-        self._verdicts = [(ex.title, ex.label) for ex in feedback if ex.title]
+        self._verdicts = [(_verdict_key(ex), ex.label) for ex in feedback if ex.url or ex.title]
         self.seen: list[_Seen] = history
         self._names = SiteNames()
         """The sites' names in their titles: not topic words (``crawler.sitenames``)."""
@@ -1179,7 +1198,7 @@ class Judge:
         items = self.seen[-int(p["max_examples"]) :]
         for s in items:
             self._without_site_name(s)
-        verdicts = {textmod.normalize(ex_title): label for ex_title, label in self._verdicts}
+        verdicts = dict(self._verdicts)
         self._weak = bool(p["weak_positives"]) and (
             sum(1 for s in items if s.positive) < p["warm_positives"]
         )
@@ -1187,7 +1206,11 @@ class Judge:
         judged: set[int] = set()
         for i, s in enumerate(items):
             # the user's verdict on a page overrides its pseudo-label
-            verdict = verdicts.get(textmod.normalize(s.title)) if verdicts else None
+            verdict = (
+                verdicts.get(_page_key(s.url), verdicts.get(_title_key(s.title)))
+                if verdicts
+                else None
+            )
             if verdict is not None:
                 judged.add(i)
             base.append(float(self._literal_positive(s) if verdict is None else verdict))

@@ -81,16 +81,23 @@ def feedback_examples(session: Session, concern_id: int, limit: int = 500) -> li
     A message the user deleted after judging it still teaches: the verdict stays.
     """
     stmt = (
-        select(Page.title, Page.description, Page.excerpt, Match.feedback)
+        select(Page, Match.feedback)
         .join(Page, col(Page.id) == col(Match.page_id))
         .where(Match.concern_id == concern_id, col(Match.feedback).is_not(None))
         .order_by(col(Match.feedback_at).desc(), col(Match.id).desc())
         .limit(max(0, limit))
     )
     out = []
-    for title, description, excerpt, value in session.exec(stmt):
-        text = " ".join(part for part in (description, excerpt) if part)
-        out.append(Example(title=title, text=text[:EXAMPLE_TEXT_CHARS], label=(value or 0) > 0))
+    for page, value in session.exec(stmt):
+        text = " ".join(part for part in (page.description, page.excerpt) if part)
+        out.append(
+            Example(
+                title=page.title,
+                text=text[:EXAMPLE_TEXT_CHARS],
+                label=(value or 0) > 0,
+                url=page.final_url,
+            )
+        )
     return out
 
 

@@ -192,7 +192,7 @@ def feedback_clicks(pages: list[Any], pushed: set[str], relevant: set[str]) -> l
 
     by_time = [p for p in reversed(pages) if p.final_url in pushed]
     return [
-        Example(p.title, f"{p.description}\n{p.text[:1000]}", p.final_url in relevant)
+        Example(p.title, f"{p.description}\n{p.text[:1000]}", p.final_url in relevant, p.final_url)
         for p in by_time[:CLICKS]
     ]
 

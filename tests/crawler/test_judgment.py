@@ -2037,3 +2037,26 @@ def test_self_training_takes_only_what_scores_above_the_pages_a_site_files_elsew
         right_area, wrong_area = pushed(0.5, floor, area=1.0)
         assert wrong_area == 0
         assert right_area >= right_floor
+
+
+def test_a_verdict_is_on_the_page_it_was_given_on_not_on_every_page_of_its_title() -> None:
+    # two universities' course pages titled alike: 第1讲 of A's course is about football,
+    # 第1讲 of B's course of the same number about the stock market
+    rng = random.Random(7)
+    pages = two_portal_visit(rng)
+    lectures = []
+    for n in range(12):
+        for host, words in (("a.example.edu", FOOTBALL), ("b.example.edu", OTHER[0])):
+            url = f"http://{host}/courses/c{n}/lecture1.html"
+            text = "。".join("，".join(rng.sample(words, 4)) for _ in range(4))
+            lectures.append(Page(url, url, 200, title=f"课程{n} 第1讲", text=text, kind="item"))
+    pages[150:150] = lectures
+    ups = [Example(p.title, p.text, True, p.url) for p in lectures if "a.example" in p.url]
+    namesakes = {p.url for p in lectures if "b.example" in p.url}
+    by_page = pushed_in(Judge(profile(), feedback=ups), pages)
+    assert not by_page & namesakes
+    assert by_page & {p.url for p in lectures if "a.example" in p.url}
+    # the same verdicts given by title alone (an example without its page's address) take in
+    # the namesakes: they are taught as on the topic, and pushed
+    by_title = [Example(e.title, e.text, True) for e in ups]
+    assert pushed_in(Judge(profile(), feedback=by_title), pages) & namesakes

@@ -43,8 +43,9 @@ def test_feedback_examples_are_the_concerns_labelled_pages_newest_first(
     session: Session, two_users
 ) -> None:  # type: ignore[no-untyped-def]
     alice, bob, ca, cb = two_users
-    liked = add_match(session, ca, 1, title="中超联赛开幕")
-    disliked = add_match(session, ca, 2, title="彩票开奖公告")
+    liked_url, disliked_url = "https://news.example.com/a/1", "https://news.example.com/a/2"
+    liked = add_match(session, ca, 1, title="中超联赛开幕", url=liked_url)
+    disliked = add_match(session, ca, 2, title="彩票开奖公告", url=disliked_url)
     add_match(session, ca, 3, title="没有评价的新闻")
     other = add_match(session, cb, 4, title="别人的关注")
     _describe(session, liked.id, "足球赛事", "恒大主场获胜")  # type: ignore[arg-type]
@@ -60,9 +61,10 @@ def test_feedback_examples_are_the_concerns_labelled_pages_newest_first(
     session.commit()
 
     examples = feedback.feedback_examples(session, ca.id)  # type: ignore[arg-type]
+    # each verdict names its page: a verdict is on that page, not on every page of its title
     assert examples == [
-        Example(title="中超联赛开幕", text="足球赛事 恒大主场获胜", label=True),
-        Example(title="彩票开奖公告", text="本期中奖号码", label=False),
+        Example(title="中超联赛开幕", text="足球赛事 恒大主场获胜", label=True, url=liked_url),
+        Example(title="彩票开奖公告", text="本期中奖号码", label=False, url=disliked_url),
     ]
     assert feedback.feedback_examples(session, ca.id, limit=1) == examples[:1]  # type: ignore[arg-type]
     assert [e.title for e in feedback.feedback_examples(session, cb.id)] == ["别人的关注"]  # type: ignore[arg-type]
