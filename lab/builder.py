@@ -155,11 +155,16 @@ def write_layout(
     return manifest
 
 
-def write_web(plan: Plan, out: Path, *, titles: str = "section") -> dict[str, object]:
+def write_web(
+    plan: Plan, out: Path, *, titles: str = "section", stock: bool = True
+) -> dict[str, object]:
     """Write ``plan`` into ``out`` (replacing a previous web there); return the manifest.
 
-    ``titles``: one of ``TITLES``."""
-    renderer = (EnglishRenderer if plan.lang == "en" else Renderer)(plan, titles=titles)
+    ``titles``: one of ``TITLES``; ``stock``: a headline-only story's text carries the
+    portal's stock sentences."""
+    renderer = (EnglishRenderer if plan.lang == "en" else Renderer)(
+        plan, titles=titles, stock=stock
+    )
     hosts: dict[str, str] = {}
     for portal in plan.portals:
         for page in plan.pages.values():
@@ -184,6 +189,8 @@ def write_web(plan: Plan, out: Path, *, titles: str = "section") -> dict[str, ob
         manifest["titles"] = titles
     if plan.urls != "channels":  # absent means a host per channel
         manifest["urls"] = plan.urls
+    if not stock:  # absent means stock sentences after a headline-only story
+        manifest["stock_lines"] = False
     write_files(
         out,
         plan.pages,
@@ -208,9 +215,11 @@ def build(
     lang: str = "zh",
     titles: str = "section",
     urls: str = "channels",
+    stock: bool = True,
 ) -> dict[str, object]:
     """Build the lab web in ``lang`` from a corpus directory (or documents) into ``out``
-    (``urls``: the Chinese web's URL layout, see ``lab.plan.URLS``)."""
+    (``urls``: the Chinese web's URL layout, see ``lab.plan.URLS``; ``stock``: see
+    ``write_web``)."""
     if titles not in TITLES:
         raise ValueError(f"titles: expected one of {', '.join(TITLES)}, got {titles!r}")
     if not url_layout_ok(urls, lang):
@@ -218,6 +227,6 @@ def build(
     docs = load_corpus(corpus, lang) if isinstance(corpus, Path) else corpus
     out.mkdir(parents=True, exist_ok=True)
     plan = make_plan(docs, seed=seed, sites=sites, articles=articles, lang=lang, urls=urls)
-    manifest = write_web(plan, out, titles=titles)
+    manifest = write_web(plan, out, titles=titles, stock=stock)
     logger.info("lab web: %s pages on %s hosts in %s", manifest["pages"], len(plan.portals), out)
     return manifest

@@ -72,6 +72,13 @@ def build_cmd(
         "breadcrumbs, topic, author and search pages; --sites magazines of about --articles "
         "stories, default 5 and 220).",
     ),
+    stock_lines: bool = typer.Option(
+        True,
+        "--stock-lines/--no-stock-lines",
+        help="The Chinese news web: a story that has only a headline carries its portal's "
+        "stock sentences after its keywords (记者获悉，相关情况仍在进一步了解之中。); "
+        "--no-stock-lines: the headline and keywords alone.",
+    ),
 ) -> None:
     """Build a deterministic multi-site web (news portals, universities, blogs or magazines)
     from the labelled corpus."""
@@ -83,9 +90,10 @@ def build_cmd(
         raise typer.BadParameter(f"expected one of {', '.join(LANGUAGES)}", param_hint="--lang")
     if layout not in ("news", "academic", "blog", "magazine"):
         raise typer.BadParameter("expected news, academic, blog or magazine", param_hint="--layout")
-    if layout != "news" and (titles != "section" or urls != "channels"):
+    if layout != "news" and (titles != "section" or urls != "channels" or not stock_lines):
         raise typer.BadParameter(
-            f"--titles and --urls shape the news web; the {layout} web has its own",
+            f"--titles, --urls and --no-stock-lines shape the news web; the {layout} web has "
+            "its own",
             param_hint="--layout",
         )
     if layout in ("blog", "magazine"):
@@ -140,6 +148,7 @@ def build_cmd(
         lang=lang,
         titles=titles,
         urls=urls,
+        stock=stock_lines,
     )
     _echo_manifest(manifest)
 

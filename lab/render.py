@@ -35,11 +35,13 @@ def _pick(url: str, count: int) -> list[str]:
     return [_FILLER[digest[i] % len(_FILLER)] for i in range(count)]
 
 
-def body_paragraphs(page: PageSpec) -> list[str]:
-    """The article text: the real body when the corpus has one, else title + keywords + filler.
+def body_paragraphs(page: PageSpec, *, stock: bool = True) -> list[str]:
+    """The article text: the real body when the corpus has one, else title + keywords + filler
+    (with ``stock`` off, title + keywords alone).
 
     The filler is neutral (no topic words), so a title-only document carries exactly the topic
-    signal of its source: its title and keywords.
+    signal of its source: its title and keywords. It is stock sentences a site prints on many
+    stories, and a web without them is one a judgment must read as well.
     """
     doc = page.doc
     if doc is None:
@@ -51,7 +53,7 @@ def body_paragraphs(page: PageSpec) -> list[str]:
     first = f"{doc.title}。"
     if doc.keywords:
         first += f"本文涉及：{'、'.join(doc.keywords)}。"
-    return [first, "".join(dict.fromkeys(_pick(page.url, 3)))]
+    return [first, "".join(dict.fromkeys(_pick(page.url, 3)))] if stock else [first]
 
 
 class Renderer:
@@ -61,8 +63,10 @@ class Renderer:
     """Between an article's headline, its section and its portal in ``<title>``."""
     category_names = CATEGORY_NAMES
 
-    def __init__(self, plan: Plan, *, titles: str = "section") -> None:
+    def __init__(self, plan: Plan, *, titles: str = "section", stock: bool = True) -> None:
         self.plan = plan
+        self.stock = stock
+        """A headline-only story's text carries the portal's stock sentences after it."""
         self.portals = {p.domain: p for p in plan.portals}
         self.titles = titles
         """An article's ``<title>``: its headline, then the section and portal names
@@ -135,7 +139,7 @@ class Renderer:
         parts = [charset, f"<title>{escape(self.full_title(page, portal))}</title>"]
         if page.doc is not None and page.doc.keywords:
             parts.append(f'<meta name="keywords" content="{escape(",".join(page.doc.keywords))}">')
-        paragraphs = body_paragraphs(page)
+        paragraphs = body_paragraphs(page, stock=self.stock)
         if paragraphs:
             parts.append(f'<meta name="description" content="{escape(paragraphs[0][:80])}">')
         return "\n".join(parts)
@@ -152,7 +156,9 @@ class Renderer:
         portal = self.portals[page.portal]
         main = ""
         if page.kind == "article":
-            paragraphs = "".join(f"<p>{escape(p)}</p>" for p in body_paragraphs(page))
+            paragraphs = "".join(
+                f"<p>{escape(p)}</p>" for p in body_paragraphs(page, stock=self.stock)
+            )
             main = (
                 f'<div class="main-content"><h1 class="main-title">{escape(page.title)}</h1>'
                 f'<div class="date-source"><span class="date">{page.date}</span>'

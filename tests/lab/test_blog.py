@@ -115,5 +115,6 @@ def test_the_build_command_makes_a_blog_web_in_either_language(tmp_path: Path) -
     manifest = json.loads((out / "manifest.json").read_text())
     assert json.loads(built.stdout)["layout"] == "blog" == manifest["layout"]
     assert Truth.load(out).records[manifest["seeds"]["home"]]["kind"] == "home"
-    mixed = runner.invoke(cli, [*base, "--lang", "en", "--urls", "flat"])
-    assert mixed.exit_code != 0 and "shape the news web" in mixed.output
+    for option in (["--urls", "flat"], ["--no-stock-lines"]):
+        mixed = runner.invoke(cli, [*base, "--lang", "en", *option])
+        assert mixed.exit_code != 0 and "shape the news web" in mixed.output, option

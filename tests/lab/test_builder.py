@@ -149,3 +149,40 @@ def test_flat_urls_name_no_section_and_change_nothing_else(
     assert len(channels) > 4 and all(directories(u + "x")[1] for u in channels)
     with pytest.raises(ValueError, match="urls"):
         build(small_corpus, tmp_path / "en", seed=3, lang="en", urls="flat")
+
+
+def test_a_web_without_stock_lines_differs_only_in_headline_only_stories(
+    small_corpus: Path, tmp_path: Path
+) -> None:
+    from lab.render import _FILLER
+
+    webs = {stock: tmp_path / str(stock) for stock in (True, False)}
+    for stock, out in webs.items():
+        build(small_corpus, out, seed=3, sites=2, articles=40, stock=stock)
+    for name in ("truth.jsonl", "graph.jsonl"):
+        assert len({(out / name).read_bytes() for out in webs.values()}) == 1
+    assert json.loads((webs[False] / "manifest.json").read_text("utf-8"))["stock_lines"] is False
+    assert "stock_lines" not in json.loads((webs[True] / "manifest.json").read_text("utf-8"))
+
+    def decoded(body: bytes) -> str:
+        try:
+            return body.decode("utf-8")
+        except UnicodeDecodeError:  # a portal that serves GBK
+            return body.decode("gbk")
+
+    def texts(out: Path) -> dict[str, str]:
+        return {
+            p.relative_to(out).as_posix(): decoded(p.read_bytes())
+            for p in (out / "sites").rglob("*")
+            if p.is_file()
+        }
+
+    with_stock, without = texts(webs[True]), texts(webs[False])
+    assert with_stock.keys() == without.keys()
+    changed = [k for k in with_stock if with_stock[k] != without[k]]
+    assert changed  # the small corpus has headline-only stories
+    for key in changed:
+        # the same page but for the stock sentences after the headline and its keywords
+        assert any(line in with_stock[key] for line in _FILLER)
+        assert not any(line in without[key] for line in _FILLER)
+        assert "本文涉及" in without[key] or "<h1" in without[key]
