@@ -30,6 +30,7 @@ from crawler import urls
 from crawler.errors import FetchError
 from crawler.frontier import Entry, Frontier
 from crawler.judgment import Judge
+from crawler.pagekind import ITEM
 from crawler.profile import TopicProfile
 from crawler.relevance import Relevance, score_page
 from crawler.strategies import Strategy, make_strategy
@@ -124,7 +125,12 @@ class CrawlEvent:
     probability: float = 0.0
     """The judgment model's probability that the page is on-topic (0 with a seed scorer)."""
     final: bool = False
-    """The end-of-visit re-judgment of a page yielded earlier (``matched`` is now True)."""
+    """The end-of-visit decision on a page yielded earlier: pushed now (``matched``), or, for
+    a page whose decision waited for the end (``provisional``), not pushed."""
+    provisional: bool = False
+    """An item not pushed yet whose decision waits for the end of the visit: judged before the
+    model knew enough, or carried by the model alone (the end refits on the whole visit). The
+    visit's end yields one more event for it, ``final``, with the decision."""
     error_kind: str | None = None
     """Of a failed fetch: the documented ``FetchError.kind`` (``crawler.errors``: ``timeout``,
     ``http_status``, …), or ``"other"`` for an exception outside that tree; None for a page."""
@@ -150,6 +156,8 @@ class CrawlEvent:
         }
         if self.final:
             row["final"] = True
+        if self.provisional:
+            row["provisional"] = True
         return row
 
 
@@ -276,6 +284,8 @@ class _Crawl:
         self.concurrency = max(1, config.fetch.concurrency)
         self.in_scope = _Scope(self.seed_urls, config.scope)
         self._follow: dict[str, bool] = {}
+        self._waiting: set[str] = set()
+        """The items whose decision waits for the end of the visit (``CrawlEvent.provisional``)."""
         self.fetched = 0
         self.frontier = self._start(checkpoint)
         for url in self.seed_urls:
@@ -388,11 +398,15 @@ class _Crawl:
             # is learned (the profile's terms would feed neither)
             self.profile.learn(page, rel)
         matched, explanation, probability = rel.matched, rel.explanation, 0.0
+        provisional = False
         if self.judge is not None:
             judgment = self.judge.judge(page, anchor=entry.anchor)
             matched, explanation = judgment.relevant, judgment.explanation
             probability = judgment.probability
             rel = replace(rel, probability=probability)
+            provisional = judgment.provisional and not matched and page.kind == ITEM
+            if provisional:
+                self._waiting.add(page.final_url or page.url)
         else:
             matched = matched and page.kind == "item"
         self.expand(entry, page, rel)
@@ -411,6 +425,7 @@ class _Crawl:
             kind=page.kind,
             probability=probability,
             anchor=entry.anchor,
+            provisional=provisional,
         )
 
     def expand(self, entry: Entry, page: Page, rel: Relevance) -> None:
@@ -449,7 +464,8 @@ class _Crawl:
         return ok
 
     def finals(self) -> list[CrawlEvent]:
-        """The end of the visit: pages the judgment now pushes, one more event each."""
+        """The end of the visit, one more event each for the pages the judgment now pushes
+        and for those whose decision waited for the end (``provisional``) and is no push."""
         if self.judge is None:
             return []
         return [
@@ -460,7 +476,7 @@ class _Crawl:
                 depth=0,
                 priority=0.0,
                 relevance=0.0,
-                matched=True,
+                matched=judgment.relevant,
                 explanation=judgment.explanation,
                 title=judgment.title,
                 elapsed_ms=0.0,
@@ -468,7 +484,8 @@ class _Crawl:
                 probability=judgment.probability,
                 final=True,
             )
-            for url, judgment in self.judge.finish()
+            for url, judgment in self.judge.finish(every=True)
+            if judgment.relevant or url in self._waiting
         ]
 
     async def stop(self, on_checkpoint: Callable[[dict[str, Any]], None] | None) -> None:

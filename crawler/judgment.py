@@ -1657,10 +1657,12 @@ class Judge:
                 best, best_auc = alpha, value
         return best
 
-    def finish(self) -> list[tuple[str, Judgment]]:
+    def finish(self, *, every: bool = False) -> list[tuple[str, Judgment]]:
         """End of the visit: refit on everything seen and re-judge the items not yet pushed.
 
-        Returns (url, judgment) for each item that is pushed now; marks them pushed.
+        Returns (url, judgment) for each item that is pushed now; marks them pushed. With
+        ``every``, also each other item judged again (its judgment is not ``relevant``): what
+        the end of the visit made of a page whose decision waited for it.
         """
         self._final = True
         # a visit too short to expand during it (``warm_items``) expands now
@@ -1676,6 +1678,7 @@ class Judge:
             judgment = self._decide(seen)
             if judgment.relevant:
                 seen.pushed = True
+            if judgment.relevant or (every and seen.kind == ITEM and not seen.earlier):
                 out.append((seen.url, judgment))
         return out
 

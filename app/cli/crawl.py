@@ -4,7 +4,9 @@
         [--max-pages 1000] [--param gamma=0.8 …] [--scope any|host|domain] [--proxy URL]
         [--concurrency 16] [--per-host 16] [--delay 0] [--allow-private] [--jsonl out.jsonl]
 
-One JSON object per fetched page, in fetch order (``--jsonl -``: stdout); a progress bar (plain
+One JSON object per fetched page, in fetch order (``--jsonl -``: stdout), then one more per
+page whose decision the end of the visit made or changed (``"final": true``: a page pushed
+then, or one whose row said ``"provisional": true`` and that is not pushed); a progress bar (plain
 periodic lines when stderr is not a terminal) and a summary on stderr. Defaults for the user
 agent, URL allowlist, proxy and fetch limits come from the application settings
 (``TIMELYPUSH_*``); the crawler library itself never reads them. When every seed is refused or

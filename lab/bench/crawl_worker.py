@@ -62,7 +62,7 @@ async def _ours(args: argparse.Namespace) -> dict[str, Any]:
     wall, cpu = _begin()
     async for event in crawl([args.seed], TopicProfile.from_keywords(args.keywords), config):
         if event.final:
-            pushed += 1
+            pushed += event.matched
         elif event.page is not None and event.error is None:
             pages += 1
             pushed += event.matched

@@ -58,7 +58,8 @@ def test_crawl_writes_jsonl_to_stdout_in_fetch_order(server: str, fetch_process:
     args = ["crawl", server, "-k", "足球，中超、足球", "--jsonl", "-", *BASE_ARGS]
     result = CliRunner().invoke(cli, [*args, "--fetch-process", fetch_process])
     assert result.exit_code == 0, result.output
-    rows = lines(result.stdout)
+    everything = lines(result.stdout)
+    rows = [r for r in everything if not r.get("final")]
     assert len(rows) == 9
     for key in ("url", "final_url", "status", "depth", "relevance", "priority", "matched", "title"):
         assert key in rows[0]
@@ -69,6 +70,16 @@ def test_crawl_writes_jsonl_to_stdout_in_fetch_order(server: str, fetch_process:
     # the home page is a hub: not pushed, whatever its keywords; every row says why
     assert rows[0]["kind"] == "hub" and not rows[0]["matched"]
     assert all(r["kind"] == "item" and 0 <= r["probability"] <= 1 for r in rows[1:])
+    # the weather pages were judged before the model knew enough: their rows say the decision
+    # waits, and the end of the visit gives it in one more row each, after every fetch
+    assert all(r.get("provisional") for r in rows[5:]) and not rows[0].get("provisional")
+    assert everything[:9] == rows
+    finals = everything[9:]
+    assert sorted(r["url"] for r in finals) == sorted(r["url"] for r in rows[5:])
+    assert all(r["final"] and not r["matched"] and r["kind"] == "item" for r in finals)
+    # the last row of a URL holds its decision
+    last = {r["url"]: r["matched"] for r in everything}
+    assert sum(last.values()) == 4
     assert "pages 9, matched 4, errors 0" in result.stderr
 
 
@@ -92,11 +103,16 @@ def test_strategy_params_file_output_and_resume(server: str, tmp_path: Path) -> 
     args = ["crawl", server, "-k", "足球", "--strategy", "bfs", "--jsonl", str(out), *BASE_ARGS]
     first = CliRunner().invoke(cli, [*args, "--max-pages", "4", "--checkpoint", str(ckpt)])
     assert first.exit_code == 0, first.output
-    assert len(lines(out.read_text())) == 4
+    rows = lines(out.read_text())
+    # each run ends its visit: the pages whose decision waited get it in a final row
+    assert len([r for r in rows if not r.get("final")]) == 4
+    waited = {r["url"] for r in rows if r.get("provisional")}
+    assert waited == {f"{server}p0", f"{server}p2"}  # the weather pages, before any model
+    assert {r["url"] for r in rows if r.get("final")} == waited
     assert json.loads(ckpt.read_text())["fetched"] == 4
     second = CliRunner().invoke(cli, [*args, "--max-pages", "100", "--checkpoint", str(ckpt)])
     assert second.exit_code == 0, second.output
-    urls = [r["url"] for r in lines(out.read_text())]
+    urls = [r["url"] for r in lines(out.read_text()) if not r.get("final")]
     assert len(urls) == 9 and len(set(urls)) == 9
     assert urls == [server] + [f"{server}p{i}" for i in range(8)]  # breadth-first, link order
 

@@ -18,7 +18,7 @@ from crawler.errors import (
 )
 from crawler.fetch import FetchConfig
 from crawler.types import Link
-from tests.crawler.focus_graphs import GraphFetcher, order, page, run, site, url
+from tests.crawler.focus_graphs import GraphFetcher, fetches, order, page, run, site, url
 from tests.crawler.server import serve_html
 
 TOPIC = "足球"
@@ -50,7 +50,7 @@ async def test_one_event_per_page_with_json_keys() -> None:
 
 
 async def test_limits_pages_and_depth() -> None:
-    assert len(await run(tree(), TOPIC, "bfs", max_pages=5)) == 5
+    assert len(fetches(await run(tree(), TOPIC, "bfs", max_pages=5))) == 5
     assert order(await run(tree(), TOPIC, "bfs", max_depth=1)) == ["/", "/1", "/2", "/3"]
     assert await run(tree(), TOPIC, "bfs", time_limit=0) == []
 
