@@ -286,6 +286,9 @@ class _Crawl:
         self._follow: dict[str, bool] = {}
         self._waiting: set[str] = set()
         """The items whose decision waits for the end of the visit (``CrawlEvent.provisional``)."""
+        self._asked: dict[str, str] = {}
+        """An item's address → the URL its fetch asked for, where a redirect made them differ:
+        its end-of-visit row names the URL its first row does."""
         self.fetched = 0
         self.frontier = self._start(checkpoint)
         for url in self.seed_urls:
@@ -407,6 +410,8 @@ class _Crawl:
             provisional = judgment.provisional and not matched and page.kind == ITEM
             if provisional:
                 self._waiting.add(page.final_url or page.url)
+            if page.kind == ITEM and page.final_url and page.final_url != entry.url:
+                self._asked[page.final_url] = entry.url
         else:
             matched = matched and page.kind == "item"
         self.expand(entry, page, rel)
@@ -470,7 +475,7 @@ class _Crawl:
             return []
         return [
             CrawlEvent(
-                url=url,
+                url=self._asked.get(url, url),
                 final_url=url,
                 status=200,
                 depth=0,

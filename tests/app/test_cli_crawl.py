@@ -130,3 +130,20 @@ def test_bad_input_is_reported(server: str) -> None:
         cli, ["crawl", server, "-k", "足球", "--fetch-process", "maybe", *BASE_ARGS]
     )
     assert result.exit_code == 2 and "auto, on, off" in result.stderr
+
+
+def test_the_last_row_of_a_redirected_url_holds_its_decision() -> None:
+    # the home page links to /moved, which redirects to a weather page: judged before any
+    # model, its decision waits for the end of the visit
+    pages = {**PAGES, "/": PAGES["/"].replace('href="/p0"', 'href="/moved"')}
+    with serve_html(pages, redirects={"/moved": "/p0"}) as web:
+        args = ["crawl", web.url("/"), "-k", "足球，中超", "--jsonl", "-", *BASE_ARGS]
+        result = CliRunner().invoke(cli, args)
+    assert result.exit_code == 0, result.output
+    rows = lines(result.stdout)
+    moved = [r for r in rows if r["url"] == web.url("/moved")]
+    assert [r.get("final", False) for r in moved] == [False, True]
+    assert moved[0]["provisional"] and moved[0]["final_url"] == web.url("/p0")
+    assert moved[1]["final_url"] == web.url("/p0") and not moved[1]["matched"]
+    last = {r["url"]: r for r in rows}
+    assert all(not r.get("provisional") for r in last.values())  # every decision is made
