@@ -2060,3 +2060,19 @@ def test_a_verdict_is_on_the_page_it_was_given_on_not_on_every_page_of_its_title
     # the namesakes: they are taught as on the topic, and pushed
     by_title = [Example(e.title, e.text, True) for e in ups]
     assert pushed_in(Judge(profile(), feedback=by_title), pages) & namesakes
+
+
+def test_the_users_thumbs_up_do_not_widen_a_self_training_round() -> None:
+    # 300 headlines, a third football, one in six of those saying 足球 (17 pages); the user
+    # gave 👍 to 17 football pages that do not. One round at the end of the visit may
+    # take at most as many pages as print the user's words, verdicts or not: the 👍 go to
+    # pages the model pushed, and counted, they let the round take more of what lies next
+    # to the topic
+    pages = sparse_visit(random.Random(5))
+    literal = [p for i, p in enumerate(pages) if i % 18 == 0]
+    ups = [Example(p.title, p.text, True, p.url) for i, p in enumerate(pages) if i % 18 == 3][:20]
+    one_round = {"expand": 1, "expand_long": 0, "expand_short": 0}
+    judge = Judge(profile(), params=one_round, feedback=ups)
+    pushed_in(judge, pages)
+    assert len(ups) == 17 and len(literal) == 17
+    assert 0 < len(judge.expanded) <= len(literal)
