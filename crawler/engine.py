@@ -413,7 +413,7 @@ class _Crawl:
             if page.kind == ITEM and page.final_url and page.final_url != entry.url:
                 self._asked[page.final_url] = entry.url
         else:
-            matched = matched and page.kind == "item"
+            matched = matched and page.kind == ITEM
         self.expand(entry, page, rel)
         return CrawlEvent(
             url=entry.url,
