@@ -468,6 +468,16 @@ class _Crawl:
             self._follow[url] = ok
         return ok
 
+    def waiting(self) -> int:
+        """How many of this visit's items the end of the visit judges again (not pushed yet)."""
+        if self.judge is None:
+            return 0
+        return sum(
+            1
+            for seen in self.judge.seen
+            if seen.kind == ITEM and not seen.pushed and not seen.earlier
+        )
+
     def finals(self) -> list[CrawlEvent]:
         """The end of the visit, one more event each for the pages the judgment now pushes
         and for those whose decision waited for the end (``provisional``) and is no push."""
@@ -568,12 +578,17 @@ async def crawl(
     checkpoint: Mapping[str, Any] | None = None,
     on_checkpoint: Callable[[dict[str, Any]], None] | None = None,
     strategy: Strategy | None = None,
+    on_deciding: Callable[[int], None] | None = None,
 ) -> AsyncGenerator[CrawlEvent, None]:
     """Crawl from ``seeds`` for ``topic``; yield one event per fetched URL (see module doc).
 
     ``fetcher`` (anything with ``async fetch(url, etag=None, last_modified=None) -> Page``)
     replaces the built-in ``Fetcher(config.fetch, client=client)``; ``strategy`` replaces the
     one ``config.strategy`` names (e.g. an evaluation strategy that knows the truth).
+    ``on_deciding(n)`` is called once the last fetch is done, before the end of the visit
+    refits the judgment and judges again the ``n`` items not pushed yet (a pause of a second or
+    a few on a visit of 1,000 pages, with no event meanwhile): a caller can say what it waits
+    for. Not called when the visit has no judgment (a seed scorer) or nothing to judge again.
     """
     config = config or CrawlConfig()
     owned: contextlib.AsyncExitStack | None = None
@@ -595,6 +610,9 @@ async def crawl(
         while run.start_fetches(source):
             for task in await run.wait():
                 yield run.handle(task, on_checkpoint)
+        waiting = run.waiting()
+        if on_deciding is not None and waiting:
+            on_deciding(waiting)
         for ev in run.finals():
             yield ev
     finally:

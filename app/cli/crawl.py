@@ -7,7 +7,8 @@
 One JSON object per fetched page, in fetch order (``--jsonl -``: stdout), then one more per
 page whose decision the end of the visit made or changed (``"final": true``: a page pushed
 then, or one whose row said ``"provisional": true`` and that is not pushed); a progress bar (plain
-periodic lines when stderr is not a terminal) and a summary on stderr. Defaults for the user
+periodic lines when stderr is not a terminal; it says so when the end of the visit decides
+again, a pause of a second or a few) and a summary on stderr. Defaults for the user
 agent, URL allowlist, proxy and fetch limits come from the application settings
 (``TIMELYPUSH_*``); the crawler library itself never reads them. When every seed is refused or
 unreachable the command exits with status 1 and a one-line reason.
@@ -185,6 +186,12 @@ PROGRESS_SECONDS = 5.0
 """Without a terminal on stderr: one plain progress line this often (and after the first page)."""
 
 
+DECIDING = "deciding on {n} pages at the end of the visit"
+"""What the progress says while the end of the visit refits and judges again (the bar, which
+shares a line of 80 columns with the counts, says it in short: ``DECIDING_BAR``)."""
+DECIDING_BAR = "deciding {n} pages"
+
+
 class _PlainProgress:
     """Progress as periodic plain lines, for a log file or a pipe (no cursor tricks)."""
 
@@ -200,10 +207,13 @@ class _PlainProgress:
         if self.last is not None and now - self.last < PROGRESS_SECONDS:
             return
         self.last = now
-        sys.stderr.write(
+        self.say(
             f"crawl {self.done}/{self.total} pages, matched {matched}, errors {errors}, "
-            f"{now - self.started:.1f} s\n"
+            f"{now - self.started:.1f} s"
         )
+
+    def say(self, line: str) -> None:
+        sys.stderr.write(line + "\n")
         sys.stderr.flush()
 
 
@@ -233,8 +243,8 @@ async def _run(
     done_before = int(state.get("fetched", 0)) if state else 0
     plain = None if console.is_terminal else _PlainProgress(config.max_pages, done_before)
     progress = Progress(
-        TextColumn("crawl"),
-        BarColumn(),
+        TextColumn("{task.description}"),
+        BarColumn(bar_width=30),
         MofNCompleteColumn(),
         TextColumn("matched {task.fields[matched]}  errors {task.fields[errors]}"),
         TimeElapsedColumn(),
@@ -246,7 +256,22 @@ async def _run(
         task = progress.add_task(
             "crawl", total=config.max_pages, completed=done_before, matched=0, errors=0
         )
-        stream = crawl(seeds, profile, config, checkpoint=state, on_checkpoint=on_checkpoint)
+
+        def deciding(n: int) -> None:
+            # the end of the visit refits and judges again: seconds with no page to show
+            note = DECIDING.format(n=n)
+            if plain is not None:
+                plain.say(note)
+            progress.update(task, description=DECIDING_BAR.format(n=n))
+
+        stream = crawl(
+            seeds,
+            profile,
+            config,
+            checkpoint=state,
+            on_checkpoint=on_checkpoint,
+            on_deciding=deciding,
+        )
         async with contextlib.aclosing(stream) as events:
             async for event in events:
                 # a "final" row is the end-of-visit decision on a page already counted

@@ -81,6 +81,11 @@ def test_crawl_writes_jsonl_to_stdout_in_fetch_order(server: str, fetch_process:
     last = {r["url"]: r["matched"] for r in everything}
     assert sum(last.values()) == 4
     assert "pages 9, matched 4, errors 0" in result.stderr
+    # the pause at the end of the visit is announced before the summary: the four weather pages
+    # are judged again there (the football ones were pushed as they came)
+    said = result.stderr.splitlines()
+    deciding = said.index("deciding on 4 pages at the end of the visit")
+    assert deciding < next(i for i, line in enumerate(said) if line.startswith("pages 9,"))
 
 
 def test_keywords_given_option_by_option_all_count(server: str) -> None:

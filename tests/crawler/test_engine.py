@@ -144,6 +144,36 @@ async def test_redirect_target_is_not_fetched_again() -> None:
     assert events[1].final_url == url("/new")
 
 
+async def test_the_end_of_the_visit_is_announced_once_before_its_decisions() -> None:
+    """``on_deciding(n)`` comes after the last fetch and before the end's events, with the
+    number of this visit's items not pushed yet (a caller's progress says what it waits for);
+    a crawl by a seed scorer has no such end and no call."""
+    from tests.crawler.focus_graphs import GraphFetcher, config
+
+    for scorer, expected in (("model", True), ("kp", False)):
+        log: list[object] = []
+        stream = crawl(
+            [url("/")],
+            TOPIC,
+            config("bfs", scorer=scorer),
+            fetcher=GraphFetcher(tree()),
+            on_deciding=lambda n, log=log: log.append(("deciding", n)),
+        )
+        async with contextlib.aclosing(stream) as events:
+            async for event in events:
+                log.append("final" if event.final else "fetch")
+        calls = [entry for entry in log if isinstance(entry, tuple)]
+        if not expected:
+            assert not calls and log.count("fetch") == 13
+            continue
+        assert len(calls) == 1, log
+        at = log.index(calls[0])
+        assert log[:at] == ["fetch"] * 13 and "fetch" not in log[at:]
+        # the items the end judges again: at least each one it decides in a final event, and
+        # never more than the visit's pages
+        assert log.count("final") <= calls[0][1] <= 13
+
+
 async def test_resume_after_a_kill_fetches_nothing_twice_and_loses_nothing() -> None:
     baseline = order(await run(tree(), TOPIC, "bfs"))
     states: list[dict] = []
