@@ -18,7 +18,16 @@ from crawler.errors import (
 )
 from crawler.fetch import FetchConfig
 from crawler.types import Link
-from tests.crawler.focus_graphs import GraphFetcher, fetches, order, page, run, site, url
+from tests.crawler.focus_graphs import (
+    GraphFetcher,
+    config,
+    fetches,
+    order,
+    page,
+    run,
+    site,
+    url,
+)
 from tests.crawler.server import serve_html
 
 TOPIC = "足球"
@@ -148,8 +157,6 @@ async def test_the_end_of_the_visit_is_announced_once_before_its_decisions() -> 
     """``on_deciding(n)`` comes after the last fetch and before the end's events, with the
     number of this visit's items not pushed yet (a caller's progress says what it waits for);
     a crawl by a seed scorer has no such end and no call."""
-    from tests.crawler.focus_graphs import GraphFetcher, config
-
     for scorer, expected in (("model", True), ("kp", False)):
         log: list[object] = []
         stream = crawl(
