@@ -20,7 +20,6 @@ from crawler.fetch import FetchConfig
 from crawler.types import Link
 from tests.crawler.focus_graphs import (
     GraphFetcher,
-    config,
     fetches,
     order,
     page,
@@ -28,6 +27,7 @@ from tests.crawler.focus_graphs import (
     site,
     url,
 )
+from tests.crawler.focus_graphs import config as graph_config
 from tests.crawler.server import serve_html
 
 TOPIC = "足球"
@@ -162,7 +162,7 @@ async def test_the_end_of_the_visit_is_announced_once_before_its_decisions() -> 
         stream = crawl(
             [url("/")],
             TOPIC,
-            config("bfs", scorer=scorer),
+            graph_config("bfs", scorer=scorer),
             fetcher=GraphFetcher(tree()),
             on_deciding=lambda n, log=log: log.append(("deciding", n)),
         )
