@@ -470,13 +470,7 @@ class _Crawl:
 
     def waiting(self) -> int:
         """How many of this visit's items the end of the visit judges again (not pushed yet)."""
-        if self.judge is None:
-            return 0
-        return sum(
-            1
-            for seen in self.judge.seen
-            if seen.kind == ITEM and not seen.pushed and not seen.earlier
-        )
+        return 0 if self.judge is None else self.judge.undecided()
 
     def finals(self) -> list[CrawlEvent]:
         """The end of the visit, one more event each for the pages the judgment now pushes

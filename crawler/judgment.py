@@ -1682,9 +1682,18 @@ class Judge:
             judgment = self._decide(seen)
             if judgment.relevant:
                 seen.pushed = True
-            if judgment.relevant or (every and seen.kind == ITEM and not seen.earlier):
+            if judgment.relevant or (every and self._own_item(seen)):
                 out.append((seen.url, judgment))
         return out
+
+    @staticmethod
+    def _own_item(seen: _Seen) -> bool:
+        """An item this visit fetched (not an earlier visit's, kept to learn from)."""
+        return seen.kind == ITEM and not seen.earlier
+
+    def undecided(self) -> int:
+        """How many of this visit's items ``finish`` judges again (those not pushed yet)."""
+        return sum(1 for seen in self.seen if not seen.pushed and self._own_item(seen))
 
     # -- what was learned -----------------------------------------------------------------
     def learned_terms(self, n: int = 20) -> list[tuple[str, float]]:
