@@ -61,7 +61,10 @@ labelled data from the user:
    under another section (``_filed_elsewhere``: the model alone does not push it either).
    Those pages are known to be off the topic, and a page is added only if its words score
    above ``filed_floor`` % of theirs (``_filed_floor``): where the words do not tell the
-   topic's pages from the rest, what they would take elsewhere is no better.
+   topic's pages from the rest, what they would take elsewhere is no better. A round after
+   which the fit holds the literal positives for much less typical of the positives than an
+   earlier fit did (``c`` under ``drift`` × its best so far) took pages of another kind: it
+   is undone, and the rounds stop at the best fit (``_fit_round``).
 6. **Probability** — ``1 − (1 − p_literal)(1 − p_model)``: either kind of evidence can carry a
    page, neither has to. During a visit the model pushes only once it was fitted on
    ``warm_items`` items with ``warm_positives`` positives, and pushes at once only what the
@@ -195,6 +198,7 @@ JUDGE_DEFAULTS: dict[str, float] = {
     "downs_apart": 1.0,
     "filed_floor": 95,
     "filed_min": 20,
+    "drift": 0.5,
 }
 """Judgment parameters (any can be overridden per concern through ``params``)."""
 
@@ -633,6 +637,8 @@ class Judge:
     (``_filing_sites``, as of the last fit; set on the instance by each fit)."""
     _top_words: tuple[_Model | None, frozenset[str]] = (None, frozenset())
     """The model whose strongest words ``_readable`` last read, and those words."""
+    _held_c: float = 1.0
+    """The last fit's ``c`` before its floor (``c_min``): ``_fit_round`` compares them."""
 
     def __init__(
         self,
@@ -1278,12 +1284,12 @@ class Judge:
             else None
         )
         expanded: dict[int, float] = {}
+        best: list[Any] = [0.0, expanded]
         round_ = -1
         while round_ < rounds:
             round_ += 1
             self._last_round = round_ == rounds
-            labels = [1.0 if i in expanded else y for i, y in enumerate(base)]
-            held = self._fit_once(items, labels, expanded)
+            held, expanded = self._fit_round(items, base, expanded, best)
             if held is None:
                 if not round_:
                     return
@@ -1329,6 +1335,41 @@ class Judge:
         self._fitted_at = self._earlier + self._observed
         self._final_fit = self._final
         self._fitted_positives = int(sum(base)) + sum(1 for _, label in self.feedback if label)
+
+    def _fit_round(
+        self,
+        items: Sequence[_Seen],
+        base: Sequence[float],
+        expanded: dict[int, float],
+        best: list[Any],
+    ) -> tuple[list[float] | None, dict[int, float]]:
+        """One self-training round's fit on ``base`` and the pages taken (``expanded``): its
+        held-out logits (None: no fit, the rounds end) and the pages it was fitted with.
+        ``best`` holds the highest ``c`` (the literal positives' mean P(labelled), unfloored)
+        of this refit's fits and the pages taken for it. When this fit's ``c`` is under
+        ``drift`` × that, the pages the rounds took since pulled the fit away from the pages
+        that print the user's words: the fit no longer holds those for typical of the
+        positives. The best fit is made again, and the rounds end there (None, its pages). A
+        visit's last fit, which weighs its text otherwise (``_text_weight``), is not compared.
+
+        On a crawl of four Chinese portals whose twenty correct clicks (14 👍 on pushed
+        football stories) made the next fits learn 中国, 百万 and 年薪, ``c`` fell from 0.18
+        to 0.06 in the second round; the rounds went on taking nine more pages each, most of
+        them housing and finance stories, and the clicks took F1 from 0.69 to 0.37 (409
+        pushes). Undone at that round: 0.49 (docs/benchmarks.md, "A round that pulls the fit
+        away from the keyword's pages is undone")."""
+        labels = [1.0 if i in expanded else y for i, y in enumerate(base)]
+        held = self._fit_once(items, labels, expanded)
+        if held is None or self._last_round or not self.params["drift"]:
+            return held, expanded
+        if expanded and self._held_c < self.params["drift"] * best[0]:
+            expanded = best[1]
+            labels = [1.0 if i in expanded else y for i, y in enumerate(base)]
+            self._fit_once(items, labels, expanded)
+            return None, expanded
+        if self._held_c > best[0]:
+            best[:] = [self._held_c, expanded]
+        return held, expanded
 
     def _filed_floor(self, known: Sequence[float]) -> float | None:
         """What a page's words must score (the fit's held-out logit: the words alone, not
@@ -1593,7 +1634,8 @@ class Judge:
         # every other page look less likely
         literal = [i for i, s in enumerate(items) if self._literal_positive(s) and labels[i] > 0]
         labelled = [calibrated[i] for i in literal or range(len(rows)) if labels[i] > 0]
-        self.c = min(1.0, max(p["c_min"], sum(labelled) / len(labelled)))
+        self._held_c = sum(labelled) / len(labelled)
+        self.c = min(1.0, max(p["c_min"], self._held_c))
         # new pages are scored by the mean of the two fold models: the scale the calibration
         # was fitted on (a model trained on everything is more confident than its folds)
         self.model = _Model.mean(models).pruned(int(p["max_weights"]))

@@ -702,6 +702,41 @@ def test_each_self_training_round_adds_at_most_as_many_pages_as_print_the_keywor
     assert unlimited[1] - unlimited[0] > 2 * literal
 
 
+def test_a_round_that_pulls_the_fit_away_from_the_keywords_pages_is_undone(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # the literal positives' mean P(labelled) (``c``) of each fit at the end of the visit is
+    # set by script; when one falls under half the best so far, the pages taken since are
+    # let go, the best fit is made again, and no round follows it
+    pages = sparse_visit(random.Random(5))
+    script = iter([0.05, 0.3, 0.4, 0.35, 0.1])
+    fits: list[tuple[float, frozenset[int]]] = []
+    fit_once = Judge._fit_once
+
+    def scripted(self: Judge, items: Any, labels: list[float], expanded: Any) -> Any:
+        held = fit_once(self, items, labels, expanded)
+        if self._final and held is not None:
+            self._held_c = next(script, 0.4)
+            fits.append((self._held_c, frozenset(expanded)))
+        return held
+
+    monkeypatch.setattr(Judge, "_fit_once", scripted)
+    judge = Judge(profile())
+    pushed_in(judge, pages)
+    cs = [c for c, _ in fits]
+    assert cs == [0.05, 0.3, 0.4, 0.35, 0.1, 0.4]  # the drifted fit, then the best one again
+    best = fits[2][1]
+    assert best and fits[-1][1] == best != fits[4][1]
+    items = judge.seen[-int(judge.params["max_examples"]) :]
+    assert judge.expanded == {items[i].url for i in best}
+
+    # off (``drift`` 0), the same script runs every round
+    fits.clear()
+    script = iter([0.05, 0.3, 0.4, 0.35, 0.1])
+    pushed_in(Judge(profile(), params={"drift": 0}), pages)
+    assert len(fits) > 6
+
+
 def test_during_a_visit_self_training_rounds_reach_the_topic_the_crawl_steers_by() -> None:
     # the crawl counts each fetched item at the probability the visit's model gives it now:
     # with one round during the visit, fewer of the topic's pages that never print the
