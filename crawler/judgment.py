@@ -1284,12 +1284,12 @@ class Judge:
             else None
         )
         expanded: dict[int, float] = {}
-        best: list[Any] = [0.0, expanded]
+        best: tuple[float, dict[int, float]] = (0.0, expanded)
         round_ = -1
         while round_ < rounds:
             round_ += 1
             self._last_round = round_ == rounds
-            held, expanded = self._fit_round(items, base, expanded, best)
+            held, expanded, best = self._fit_round(items, base, expanded, best)
             if held is None:
                 if not round_:
                     return
@@ -1341,16 +1341,17 @@ class Judge:
         items: Sequence[_Seen],
         base: Sequence[float],
         expanded: dict[int, float],
-        best: list[Any],
-    ) -> tuple[list[float] | None, dict[int, float]]:
+        best: tuple[float, dict[int, float]],
+    ) -> tuple[list[float] | None, dict[int, float], tuple[float, dict[int, float]]]:
         """One self-training round's fit on ``base`` and the pages taken (``expanded``): its
-        held-out logits (None: no fit, the rounds end) and the pages it was fitted with.
-        ``best`` holds the highest ``c`` (the literal positives' mean P(labelled), unfloored)
-        of this refit's fits and the pages taken for it. When this fit's ``c`` is under
-        ``drift`` × that, the pages the rounds took since pulled the fit away from the pages
-        that print the user's words: the fit no longer holds those for typical of the
-        positives. The best fit is made again, and the rounds end there (None, its pages). A
-        visit's last fit, which weighs its text otherwise (``_text_weight``), is not compared.
+        held-out logits (None: no fit, the rounds end), the pages it was fitted with, and
+        ``best`` as it stands after it: the highest ``c`` (the literal positives' mean
+        P(labelled), unfloored) of this refit's fits and the pages taken for it. When this
+        fit's ``c`` is under ``drift`` × that, the pages the rounds took since pulled the fit
+        away from the pages that print the user's words: the fit no longer holds those for
+        typical of the positives. The best fit is made again, and the rounds end there (None,
+        its pages). A visit's last fit, which weighs its text otherwise (``_text_weight``), is
+        not compared.
 
         On a crawl of four Chinese portals whose twenty correct clicks (14 👍 on pushed
         football stories) made the next fits learn 中国, 百万 and 年薪, ``c`` fell from 0.18
@@ -1358,18 +1359,20 @@ class Judge:
         them housing and finance stories, and the clicks took F1 from 0.69 to 0.37 (409
         pushes). Undone at that round: 0.49 (docs/benchmarks.md, "A round that pulls the fit
         away from the keyword's pages is undone")."""
-        labels = [1.0 if i in expanded else y for i, y in enumerate(base)]
-        held = self._fit_once(items, labels, expanded)
+
+        def fit(taken: dict[int, float]) -> list[float] | None:
+            labels = [1.0 if i in taken else y for i, y in enumerate(base)]
+            return self._fit_once(items, labels, taken)
+
+        held = fit(expanded)
         if held is None or self._last_round or not self.params["drift"]:
-            return held, expanded
+            return held, expanded, best
         if expanded and self._held_c < self.params["drift"] * best[0]:
-            expanded = best[1]
-            labels = [1.0 if i in expanded else y for i, y in enumerate(base)]
-            self._fit_once(items, labels, expanded)
-            return None, expanded
+            fit(best[1])
+            return None, best[1], best
         if self._held_c > best[0]:
-            best[:] = [self._held_c, expanded]
-        return held, expanded
+            best = (self._held_c, expanded)
+        return held, expanded, best
 
     def _filed_floor(self, known: Sequence[float]) -> float | None:
         """What a page's words must score (the fit's held-out logit: the words alone, not
