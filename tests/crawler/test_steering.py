@@ -491,7 +491,8 @@ def test_an_on_topic_storys_links_are_expected_at_what_the_stories_links_turned_
     # A story judged 0.9 linked ten stories: three on the topic (0.9), seven not (0.1) — the
     # site's "most read" box. A new on-topic story's links are expected at 0.9 times what the
     # stories' links turned out against their parents (3.4 of 9, smoothed: 8.4 / 14), so the
-    # links of a list whose stories were all on the topic now come first.
+    # links of a list whose stories were all on the topic now come first. Smoothed towards a
+    # half (``item_links`` 0.5): 5.9 / 14.
     def expected(params: dict[str, float] | None = None) -> tuple[float, float]:
         steer = _steer(params)
         kids = [(f"/a/k{i}.html", "详情") for i in range(10)]
@@ -508,6 +509,7 @@ def test_an_on_topic_storys_links_are_expected_at_what_the_stories_links_turned_
 
     story, listing = expected()
     assert story == pytest.approx(0.9 * 8.4 / 14)
+    assert expected({"item_links": 0.5})[0] == pytest.approx(0.9 * 5.9 / 14)
     assert listing > story
     plain_story, plain_listing = expected({"item_links": 0})
     assert plain_story == pytest.approx(0.9)
@@ -841,3 +843,51 @@ async def test_links_of_a_shape_that_keeps_failing_wait_behind_the_others(
             sum(p.startswith("/t/") for p in fetched),
         )
     assert runs[True][0] == 20 and runs[True][1] <= runs[False][1] // 2, runs
+
+
+def test_a_links_text_can_be_its_own_and_its_lists_not_one_neighbours_headline() -> None:
+    # A "most read" box: the words around each link are its neighbours' headlines, which say
+    # what *their* pages are about. Only the first of eight says 足球. With ``own_context`` and
+    # ``near_links`` the stock-market story below it is not raised to half of it; in a list
+    # whose headlines say 足球, the one that does not is likely on the topic too; a link inside
+    # a sentence keeps the sentence's words. By default (neither) the box's neighbour raises
+    # it, as the list's own neighbours raise theirs.
+    from crawler.parse import parse_html
+
+    def listing(path: str, heads: list[str], tail: str = "") -> Page:
+        items = "".join(
+            f'<li><a href="{path}{i}.html">{head}</a></li>' for i, head in enumerate(heads)
+        )
+        html = f"<html><head><title>列表</title></head><body><ul>{items}</ul>{tail}</body>"
+        return replace(parse_html(html, url(f"{path}list.html")), kind="hub")
+
+    others = ["股市今日大涨三个百分点", "新款轿车本周正式上市", "暴雨明日来袭多地预警"]
+    others += ["房价环比持平成交回落", "今年高考分数线公布", "一种新药获批上市销售"]
+    others.append("春运车票今起开售")
+    box = listing("/box/", ["足球：国足三比零胜对手", *others])
+    second = next(link for link in box.links if link.url == url("/box/1.html"))
+    assert TOPIC in second.context  # the neighbour's headline is around it in the page
+    football = ["足球：国足三比零胜对手", "足球：申花客场两球取胜", "梅西梅开二度巴萨大胜"]
+    topical = listing(
+        "/football/",
+        [*football, "足球：联赛第十轮综述"],
+        '<p>昨晚的足球比赛回顾，<a href="/more.html">详情请看</a>。</p>',
+    )
+
+    def a(params: dict[str, float] | None = None) -> tuple[float, ...]:
+        steer = _steer(params)
+        _fetch(steer, box, 0.5)
+        _fetch(steer, topical, 0.5)
+        return tuple(
+            steer.links[url(path)][0]
+            for path in ("/box/0.html", "/box/1.html", "/football/2.html", "/more.html")
+        )
+
+    said, beside, listed, sentence = a({"own_context": 1, "near_links": 0.5})
+    assert said == pytest.approx(0.9)
+    assert beside == pytest.approx(0.5 * 0.9 / 5)  # its four neighbours either side: one said it
+    # three of its four neighbours said it (the fourth: the sentence's link, 详情请看)
+    assert listed == pytest.approx(0.5 * 0.9 * 3 / 4)
+    assert sentence == pytest.approx(0.45)  # its sentence, at half
+    assert a({"own_context": 1})[1:3] == (0.0, 0.0)
+    assert a() == (pytest.approx(0.9), 0.45, 0.45, 0.45)
