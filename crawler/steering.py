@@ -304,11 +304,12 @@ class Steering(_Base):
         self.yields: dict[str, list[float]] = {}
         """Hub directory or URL pattern → [summed probability, count] of the items fetched
         through the hubs there (D)."""
-        self._item_ratio = float(self.params["item_links"] or 1.0)
-        """R: what the items' links turned out to be against their parents' probability."""
         self._links_before = (0.0, 0.0, 0.0)
         """R's sums from earlier visits (``load``): the children's probability, what their
         parents' probability expected, the children."""
+        self._item_ratio = 1.0
+        """R: what the items' links turned out to be against their parents' probability."""
+        self._measure_item_links()
 
     # -- wiring ---------------------------------------------------------------------------
     def attach(self, judge: Judge | None) -> None:
@@ -354,7 +355,6 @@ class Steering(_Base):
         }
         sums = [float(v) * carry for v in list(state.get("item_links") or [])[:3]]
         self._links_before = (sums[0], sums[1], sums[2]) if len(sums) == 3 else (0.0, 0.0, 0.0)
-        self._item_ratio = float(self.params["item_links"] or 1.0)
         self._measure_item_links()
 
     # -- evidence -------------------------------------------------------------------------
@@ -456,9 +456,11 @@ class Steering(_Base):
         heads = [judge.link_probabilities(link.anchor) for link in links]
         out = []
         for i, (raised, plain) in enumerate(own):
-            lo, hi = max(0, i - _NEIGHBOURS), min(len(links), i + _NEIGHBOURS + 1)
-            n = hi - lo - 1
-            near = [weight * (sum(h[k] for h in heads[lo:hi]) - heads[i][k]) / n for k in (0, 1)]
+            around = _neighbours(len(links), i)
+            near = [
+                weight * (sum(heads[j][k] for j in around) - heads[i][k]) / (len(around) - 1)
+                for k in (0, 1)
+            ]
             out.append((max(raised, near[0]), max(plain, near[1])))
         return out
 
@@ -725,10 +727,12 @@ class Steering(_Base):
         (from 10 children on; ``item_links`` itself before; 0: R stays 1)."""
         prior = float(self.params["item_links"])
         if not prior:
+            self._item_ratio = 1.0
             return
         got, expected, children = self._item_link_sums()
-        if children >= 10:
-            self._item_ratio = min(1.0, (got + 5.0 * prior) / (expected + 5.0))
+        self._item_ratio = (
+            min(1.0, (got + 5.0 * prior) / (expected + 5.0)) if children >= 10 else prior
+        )
 
     def rescore(self, frontier: Frontier) -> None:
         """Re-prioritise the queue with what was learned since (every ``rescore_every`` pages,
@@ -837,11 +841,16 @@ def _own_context(links: list[Link], i: int) -> str:
     context = link.context
     if not context or context == link.anchor:
         return context
-    for j in range(max(0, i - _NEIGHBOURS), min(len(links), i + _NEIGHBOURS + 1)):
+    for j in _neighbours(len(links), i):
         other = links[j].anchor
         if j != i and other and other != link.anchor and other in context:
             context = context.replace(other, " ")
     return context
+
+
+def _neighbours(n: int, i: int) -> range:
+    """The positions within ``_NEIGHBOURS`` of ``i`` in a page's ``n`` links, ``i`` included."""
+    return range(max(0, i - _NEIGHBOURS), min(n, i + _NEIGHBOURS + 1))
 
 
 _NEIGHBOURS = 4

@@ -861,9 +861,15 @@ def test_a_links_text_can_be_its_own_and_its_lists_not_one_neighbours_headline()
         html = f"<html><head><title>列表</title></head><body><ul>{items}</ul>{tail}</body>"
         return replace(parse_html(html, url(f"{path}list.html")), kind="hub")
 
-    others = ["股市今日大涨三个百分点", "新款轿车本周正式上市", "暴雨明日来袭多地预警"]
-    others += ["房价环比持平成交回落", "今年高考分数线公布", "一种新药获批上市销售"]
-    others.append("春运车票今起开售")
+    others = [
+        "股市今日大涨三个百分点",
+        "新款轿车本周正式上市",
+        "暴雨明日来袭多地预警",
+        "房价环比持平成交回落",
+        "今年高考分数线公布",
+        "一种新药获批上市销售",
+        "春运车票今起开售",
+    ]
     box = listing("/box/", ["足球：国足三比零胜对手", *others])
     second = next(link for link in box.links if link.url == url("/box/1.html"))
     assert TOPIC in second.context  # the neighbour's headline is around it in the page
